@@ -1,0 +1,41 @@
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAMPLE ?= sample_images/sample_board.jpg
+PORT ?= 8501
+
+.PHONY: run test lint typecheck pytest train evaluate bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	KINGDOMINO_SAMPLE=$(SAMPLE) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+
+test: $(STAMP) lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check scorer tests app.py
+	$(BIN)/ruff format --check scorer tests app.py
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest scorer tests
+
+train: $(STAMP)
+	$(BIN)/python -m scorer.train
+
+evaluate: $(STAMP)
+	$(BIN)/python -m scorer.evaluate
+
+bench: $(STAMP)
+	$(BIN)/python -m scorer.bench
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

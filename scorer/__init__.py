@@ -1,0 +1,3 @@
+"""Kingdomino score assistant: photograph a finished kingdom and get its score."""
+
+__version__ = "0.1.0"
