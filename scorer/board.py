@@ -1,0 +1,475 @@
+"""Find kingdoms in a photo and rectify each to a canonical image of equal squares.
+
+Detection works on a downscaled copy of the photo:
+
+1. a colour model of the table is learnt from the photo's border, and every
+   pixel far from it is taken as tile;
+2. each large connected area of tiles becomes a quadrilateral: the four
+   longest sides of its simplified outline, intersected (so a missing corner
+   square does not move the corners);
+3. the quadrilateral is warped to a square and the grid shape (rows, columns)
+   is read from the periodic seams between the squares.
+
+:func:`rectify` then crops each kingdom from the full-resolution photo, so no
+detail is lost. Rows run from the side nearest the top of the photo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from scorer.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.kingdom import MAX_SIZE, Position
+
+SQUARE_PX: Final = 100
+"""Default side of one square in a rectified board, in pixels."""
+
+MIN_SIDE: Final = 3
+"""The fewest squares along a side of a kingdom that detection will report."""
+
+_WORK_SIDE: Final = 800
+"""Longest side of the downscaled copy used for detection."""
+
+_GRID_CANVAS: Final = 420
+"""Side of the square canvas the grid shape is measured on."""
+
+_MIN_SEAM_SCORE: Final = 1.12
+"""Seam strength (peak over typical gradient) below which no grid is seen."""
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where one kingdom lies in a photo.
+
+    Attributes
+    ----------
+    corners : ndarray of shape (4, 2)
+        Pixel coordinates in the original image, clockwise from the top-left
+        corner (the corner of row 0, column 0).
+    shape : tuple of int
+        ``(rows, columns)`` of the kingdom's grid.
+    empty : frozenset of (row, column)
+        Squares that look like bare table rather than tile.
+    score : float
+        Strength of the seam grid that was found (higher is clearer); 0 when
+        the corners came from the user and no grid was measured.
+    """
+
+    corners: NDArray[np.float64]
+    shape: tuple[int, int]
+    empty: frozenset[Position] = field(default_factory=frozenset)
+    score: float = 0.0
+
+
+def find_kingdoms(
+    image: NDArray[np.uint8],
+    *,
+    corners: NDArray[np.float64] | list[list[float]] | list[tuple[float, float]] | None = None,
+    grid: int | None = None,
+) -> list[BoardLocation]:
+    """Find every kingdom in a photo.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        BGR photo, any size.
+    corners : array-like of shape (4, 2), optional
+        Corners marked by the player, in any order; detection is skipped.
+    grid : int, optional
+        Force a square grid of this side (5 or 7) instead of measuring it.
+
+    Returns
+    -------
+    list of BoardLocation
+        Ordered left to right, then top to bottom.
+
+    Raises
+    ------
+    BoardNotFoundError
+        No kingdom-sized area of tiles is in the photo.
+    GridNotConsistentError
+        Tiles were found but no consistent grid of equal squares fits them.
+    """
+    _check_image(image)
+    if grid is not None and not MIN_SIDE <= grid <= MAX_SIZE:
+        raise ValueError(f"grid must be between {MIN_SIDE} and {MAX_SIZE}, not {grid}")
+    work, scale = _downscale(image, _WORK_SIDE)
+    if corners is not None:
+        quad = order_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2))
+        location = _locate(work, quad * scale, grid=grid, require_grid=False)
+        assert location is not None
+        return [_to_original(location, scale)]
+
+    mask, found_any = _tile_mask(work)
+    quads = _candidate_quads(mask)
+    locations = [
+        loc for q in quads if (loc := _locate(work, q, grid=grid, require_grid=True)) is not None
+    ]
+    if not locations:
+        whole = _whole_image(work, grid)
+        if whole is not None:
+            locations = [whole]
+        elif quads:
+            raise GridNotConsistentError(
+                "found tiles but no consistent grid: the seams between the squares do not "
+                "line up into equal squares"
+            )
+        else:
+            why = "" if found_any else " (the photo shows no colourful tiles apart from the table)"
+            raise BoardNotFoundError(f"no kingdom-sized area of tiles found{why}")
+    return [_to_original(loc, scale) for loc in _reading_order(locations)]
+
+
+def rectify(
+    image: NDArray[np.uint8], location: BoardLocation, square_px: int = SQUARE_PX
+) -> NDArray[np.uint8]:
+    """Warp one kingdom to a canonical top-down image.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The full-resolution BGR photo the location was found in.
+    location : BoardLocation
+        The kingdom's corners and grid shape.
+    square_px : int
+        Side of one square in the output.
+
+    Returns
+    -------
+    ndarray of shape (rows * square_px, cols * square_px, 3)
+        BGR image; row 0 is the side nearest the top of the photo.
+    """
+    rows, cols = location.shape
+    out_w, out_h = cols * square_px, rows * square_px
+    corners = np.asarray(location.corners, dtype=np.float64)
+    # Shrink the source first when it is much larger than the output, so the
+    # warp does not alias fine texture away.
+    side_px = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    shrink = min(1.0, 2.0 * max(out_w, out_h) / max(side_px, 1.0))
+    source = image
+    offset = np.zeros(2)
+    if shrink < 0.75:
+        x0, y0 = np.floor(np.maximum(corners.min(axis=0) - 4, 0)).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + 4).astype(int)
+        crop = image[y0 : y1 + 1, x0 : x1 + 1]
+        source = cv2.resize(crop, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+        offset = np.array([x0, y0], dtype=np.float64)
+        corners = (corners - offset) * shrink
+    dst = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    return cv2.warpPerspective(
+        source, h, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.uint8)
+
+
+def order_corners(points: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Order four corners clockwise, starting at the top-left.
+
+    The first side (corner 0 to corner 1) is the side whose midpoint is
+    highest in the image, so row 0 of the grid is the side nearest the top.
+
+    Parameters
+    ----------
+    points : ndarray of shape (4, 2)
+        Corners of a convex quadrilateral in any order.
+
+    Returns
+    -------
+    ndarray of shape (4, 2)
+
+    Examples
+    --------
+    >>> order_corners(np.array([[10, 10], [0, 10], [0, 0], [10, 0]], float)).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y points down)
+    mid_y = [(pts[i, 1] + pts[(i + 1) % 4, 1]) / 2 for i in range(4)]
+    top = int(np.argmin(mid_y))
+    return np.roll(pts, -top, axis=0)
+
+
+def parse_corners(text: str) -> NDArray[np.float64]:
+    """Parse ``x1,y1,x2,y2,x3,y3,x4,y4`` into a (4, 2) array.
+
+    Examples
+    --------
+    >>> parse_corners("0,0, 10,0, 10,10, 0,10").shape
+    (4, 2)
+    """
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"corners must be eight numbers x1,y1,...,x4,y4, not {text!r}") from None
+    if len(values) != 8:
+        raise ValueError(f"corners must be eight numbers x1,y1,...,x4,y4, got {len(values)}")
+    return np.array(values, dtype=np.float64).reshape(4, 2)
+
+
+# --- detection helpers -------------------------------------------------------------------------
+
+
+def _check_image(image: NDArray[np.uint8]) -> None:
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected a BGR uint8 image of shape (H, W, 3), got {image.shape}")
+    if min(image.shape[:2]) < 16:
+        raise BoardNotFoundError(
+            f"no kingdom-sized area of tiles found: the image is only "
+            f"{image.shape[1]}×{image.shape[0]} px"
+        )
+
+
+def _downscale(image: NDArray[np.uint8], side: int) -> tuple[NDArray[np.uint8], float]:
+    scale = min(1.0, side / max(image.shape[:2]))
+    if scale >= 1.0:
+        return image, 1.0
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return small.astype(np.uint8), scale
+
+
+def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
+    return BoardLocation(
+        corners=location.corners / scale,
+        shape=location.shape,
+        empty=location.empty,
+        score=location.score,
+    )
+
+
+def _lab(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def _tile_mask(work: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], bool]:
+    """Pixels unlike the table: a colour model of the photo's border, k-means in Lab."""
+    h, w = work.shape[:2]
+    blur = cv2.GaussianBlur(work, (5, 5), 0)
+    lab = _lab(blur)
+    band = max(3, int(0.02 * min(h, w)))
+    sides = [
+        lab[:band].reshape(-1, 3),
+        lab[-band:].reshape(-1, 3),
+        lab[:, :band].reshape(-1, 3),
+        lab[:, -band:].reshape(-1, 3),
+    ]
+    rng = np.random.default_rng(0)
+    per_side = 1000
+    sample = np.concatenate(
+        [
+            side[rng.choice(len(side), size=min(per_side, len(side)), replace=False)]
+            for side in sides
+        ]
+    )
+    side_of = np.repeat(np.arange(4), [min(per_side, len(side)) for side in sides])
+    k = 8
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, centres = cv2.kmeans(
+        sample.astype(np.float32), k, None, criteria, 2, cv2.KMEANS_PP_CENTERS
+    )
+    # A table colour runs along at least two sides of the photo; a tile or an object
+    # touching one side only must not become "table".
+    labels = labels.ravel()
+    share = np.zeros((k, 4))
+    for s in range(4):
+        in_side = labels[side_of == s]
+        share[:, s] = np.bincount(in_side, minlength=k) / max(len(in_side), 1)
+    keep = ((share >= 0.03).sum(axis=1) >= 2) | (share.mean(axis=1) >= 0.2)
+    centres = centres[keep]
+    # Lightness matters less than colour: shadows and glare change it.
+    weight = np.array([0.5, 1.0, 1.0], dtype=np.float32)
+    dist = np.full((h, w), np.inf, dtype=np.float32)
+    for c in centres:
+        d = np.sqrt((((lab - c) * weight) ** 2).sum(axis=2))
+        dist = np.minimum(dist, d)
+    mask = (dist > 18.0).astype(np.uint8) * 255
+    found_any = bool(mask.mean() > 255 * 0.01)
+    return mask, found_any
+
+
+def _candidate_quads(mask: NDArray[np.uint8]) -> list[NDArray[np.float64]]:
+    h, w = mask.shape
+    small_k = max(3, round(min(h, w) / 200) | 1)
+    clean = cv2.morphologyEx(
+        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (small_k, small_k))
+    )
+    close_k = max(5, round(min(h, w) / 45) | 1)
+    clean = cv2.morphologyEx(
+        clean, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
+    )
+    contours, _ = cv2.findContours(clean, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = 0.015 * h * w
+    big = [c for c in contours if cv2.contourArea(c) >= min_area]
+    if not big:
+        return []
+    largest = max(cv2.contourArea(c) for c in big)
+    quads = []
+    for contour in big:
+        area = cv2.contourArea(contour)
+        if area < 0.2 * largest:
+            continue
+        if _touches_border(contour, w, h):
+            continue
+        hull = cv2.convexHull(contour)
+        if area / max(cv2.contourArea(hull), 1.0) < 0.6:
+            continue
+        quad = _quad_from_hull(hull)
+        if quad is not None:
+            quads.append(quad)
+    return quads
+
+
+def _touches_border(contour: NDArray[np.int32], w: int, h: int) -> bool:
+    """True when a long stretch of the outline runs along the photo's edge (a cut-off board)."""
+    pts = contour.reshape(-1, 2)
+    on_edge = (pts[:, 0] <= 1) | (pts[:, 1] <= 1) | (pts[:, 0] >= w - 2) | (pts[:, 1] >= h - 2)
+    return bool(on_edge.mean() > 0.08)
+
+
+def _quad_from_hull(hull: NDArray[np.int32]) -> NDArray[np.float64] | None:
+    """Four corners from a convex outline: intersect the lines of its four longest sides."""
+    pts = hull.reshape(-1, 2).astype(np.float64)
+    perimeter = cv2.arcLength(hull, True)
+    poly = cv2.approxPolyDP(hull, 0.015 * perimeter, True).reshape(-1, 2).astype(np.float64)
+    if len(poly) < 4:
+        return None
+    n = len(poly)
+    lengths = np.array([np.linalg.norm(poly[(i + 1) % n] - poly[i]) for i in range(n)])
+    keep = sorted(np.argsort(lengths)[-4:])
+    lines = []
+    for i in keep:
+        a, b = poly[i], poly[(i + 1) % n]
+        lines.append(_fit_side(pts, a, b))
+    corners = []
+    for j in range(4):
+        p = _intersect(lines[j - 1], lines[j])
+        if p is None:
+            return None
+        corners.append(p)
+    quad = np.array(corners)
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    hull_area = cv2.contourArea(hull.astype(np.float32))
+    quad_area = cv2.contourArea(quad.astype(np.float32))
+    if not 0.8 * hull_area <= quad_area <= 1.6 * hull_area:
+        return None
+    return order_corners(quad)
+
+
+def _fit_side(
+    pts: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A line (point, direction) through the outline points near the segment ``a``–``b``."""
+    d = b - a
+    length = float(np.linalg.norm(d))
+    u = d / max(length, 1e-9)
+    rel = pts - a
+    t = rel @ u
+    dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+    near = (t > 0.1 * length) & (t < 0.9 * length) & (dist < max(2.0, 0.02 * length))
+    if near.sum() < 2:
+        return a, u
+    vx, vy, x0, y0 = cv2.fitLine(pts[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+    return np.array([x0.item(), y0.item()]), np.array([vx.item(), vy.item()])
+
+
+def _intersect(
+    l1: tuple[NDArray[np.float64], NDArray[np.float64]],
+    l2: tuple[NDArray[np.float64], NDArray[np.float64]],
+) -> NDArray[np.float64] | None:
+    (p, r), (q, s) = l1, l2
+    cross = r[0] * s[1] - r[1] * s[0]
+    if abs(cross) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
+    return p + t * r
+
+
+def _locate(
+    work: NDArray[np.uint8],
+    quad: NDArray[np.float64],
+    *,
+    grid: int | None,
+    require_grid: bool,
+) -> BoardLocation | None:
+    """Measure the grid inside one quadrilateral of the work image."""
+    canvas = _GRID_CANVAS
+    dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR)
+    cols, col_score = _seam_count(warped, axis=1, forced=grid)
+    rows, row_score = _seam_count(warped, axis=0, forced=grid)
+    score = min(col_score, row_score)
+    if require_grid and grid is None and score < _MIN_SEAM_SCORE:
+        return None
+    return BoardLocation(corners=quad, shape=(rows, cols), score=score)
+
+
+def _seam_count(warped: NDArray[np.uint8], axis: int, forced: int | None) -> tuple[int, float]:
+    """How many squares lie along one axis of a rectified board, and how clear its seams are.
+
+    ``axis=1`` counts columns (seams are vertical lines), ``axis=0`` rows.
+    """
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if axis == 1:
+        grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
+        profile = np.median(grad, axis=0)
+    else:
+        grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
+        profile = np.median(grad, axis=1)
+    profile = np.convolve(profile, np.ones(3) / 3, mode="same")
+    size = len(profile)
+    typical = float(np.median(profile)) + 1e-3
+    candidates = [forced] if forced is not None else list(range(MIN_SIDE + 1, MAX_SIZE + 1))
+    best_n, best = candidates[0], -np.inf
+    scores = {}
+    for n in candidates:
+        step = size / n
+        window = max(2, int(0.08 * step))
+        peaks = []
+        for k in range(1, n):
+            c = round(k * step)
+            peaks.append(profile[max(0, c - window) : c + window + 1].max())
+        # A seam must show along most of the grid: use a low quantile, not the mean.
+        s = float(np.quantile(peaks, 0.25)) / typical
+        scores[n] = s
+        if s > best * 1.03 or (s > best * 0.97 and n > best_n):
+            best_n, best = n, s
+    return best_n, best
+
+
+def _whole_image(work: NDArray[np.uint8], grid: int | None) -> BoardLocation | None:
+    """The photo itself as one kingdom, when it is a cropped, rectified board."""
+    h, w = work.shape[:2]
+    if not 0.6 <= w / h <= 1.67:
+        return None
+    lab = _lab(work)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    if (chroma > 15).mean() < 0.5:
+        return None
+    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    return _locate(work, quad, grid=grid, require_grid=True)
+
+
+def _reading_order(locations: list[BoardLocation]) -> list[BoardLocation]:
+    """Sort kingdoms left to right within rows, rows top to bottom."""
+    items = sorted(locations, key=lambda loc: float(loc.corners[:, 1].mean()))
+    rows: list[list[BoardLocation]] = []
+    for loc in items:
+        cy = float(loc.corners[:, 1].mean())
+        if rows:
+            first = rows[-1][0]
+            if first.corners[:, 1].min() <= cy <= first.corners[:, 1].max():
+                rows[-1].append(loc)
+                continue
+        rows.append([loc])
+    return [loc for row in rows for loc in sorted(row, key=lambda c: float(c.corners[:, 0].mean()))]
