@@ -1,0 +1,470 @@
+"""Read a photo from a path, bytes or an upload into the program's image form.
+
+This is the one image loader of the command line, the pipeline and the app.
+It recognises the file type by its content, never by its name; it refuses
+images over a pixel or file-size limit before decoding them, so a
+decompression bomb costs nothing; it decodes the whole image, so a truncated
+upload fails here with a clear message rather than later as a wrong score;
+and it turns every colour form a camera or editor writes (grayscale, 16-bit,
+alpha, CMYK, palette, EXIF-rotated, HEIC where pillow-heif is installed) into
+one shape: a BGR ``uint8`` array of H×W×3.
+
+>>> import io
+>>> from PIL import Image
+>>> buf = io.BytesIO()
+>>> Image.new("RGB", (4, 3), (255, 0, 0)).save(buf, "PNG")
+>>> image = load_image(buf.getvalue())
+>>> image.shape, image.dtype.name, image[0, 0].tolist()
+((3, 4, 3), 'uint8', [0, 0, 255])
+>>> load_image(b"")
+Traceback (most recent call last):
+...
+scorer.errors.NotAnImageError: this file is not a readable image (empty file)
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from PIL import ExifTags, Image
+
+from scorer.errors import ImageTooLargeError, NotAnImageError
+
+try:  # HEIC/HEIF photos from phones; optional at run time.
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    HEIF_SUPPORTED: Final = True
+except ImportError:  # pragma: no cover - depends on the installation
+    HEIF_SUPPORTED = False  # type: ignore[misc]
+
+MAX_PIXELS: Final = 60_000_000
+"""Default pixel limit: above every phone camera in common use, far below a bomb."""
+
+MAX_BYTES: Final = 50_000_000
+"""Default file-size limit in bytes (50 MB)."""
+
+SUPPORTED: Final = ("JPEG", "PNG", "WebP", "HEIC/HEIF", "AVIF", "GIF", "BMP", "TIFF")
+"""The image types the loader accepts, as named to a player."""
+
+BgrImage = NDArray[np.uint8]
+"""An image inside the program: OpenCV-convention BGR, ``uint8``, H×W×3."""
+
+Source = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
+"""Anything :func:`load_image` reads: a path, the file's bytes or an open binary file."""
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What the loader learnt about a file besides its pixels.
+
+    Attributes
+    ----------
+    format : str
+        The type found from the content: ``"JPEG"``, ``"PNG"``, ``"HEIF"`` …
+    size : tuple of int
+        ``(width, height)`` as stored, before the EXIF orientation is applied.
+    mode : str
+        Pillow's colour mode as stored (``"RGB"``, ``"CMYK"``, ``"I;16"`` …).
+    orientation : int
+        The EXIF orientation tag (1 = upright; 6 = turned 90° clockwise …).
+    n_bytes : int
+        Size of the file.
+    """
+
+    format: str
+    size: tuple[int, int]
+    mode: str
+    orientation: int
+    n_bytes: int
+
+
+def load_image(
+    source: Source, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_BYTES
+) -> BgrImage:
+    """Read a photo and return it upright as a BGR ``uint8`` array of H×W×3.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file
+        The photo. Its type is found from its content; the name is ignored.
+    max_pixels : int
+        Refuse images with more pixels than this, before decoding them.
+    max_bytes : int
+        Refuse files larger than this, before reading all of them.
+
+    Returns
+    -------
+    ndarray
+        The image in OpenCV's BGR order, EXIF orientation applied; alpha is
+        composited on white, 16-bit samples are scaled to 8 bits.
+
+    Raises
+    ------
+    NotAnImageError
+        The file is missing, empty, not an image, an unsupported type, or
+        corrupt or truncated; the message says which.
+    ImageTooLargeError
+        The image or the file is over the limit; the message gives both numbers.
+
+    Examples
+    --------
+    >>> load_image(b"Kingdom: G0 L0 F1")
+    Traceback (most recent call last):
+    ...
+    scorer.errors.NotAnImageError: this is a text file, not an image
+    """
+    return load_image_with_info(source, max_pixels=max_pixels, max_bytes=max_bytes)[0]
+
+
+def load_image_with_info(
+    source: Source, *, max_pixels: int = MAX_PIXELS, max_bytes: int = MAX_BYTES
+) -> tuple[BgrImage, ImageInfo]:
+    """Like :func:`load_image`, and also return what was found in the file.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file
+        The photo.
+    max_pixels, max_bytes : int
+        The limits of :func:`load_image`.
+
+    Returns
+    -------
+    image : ndarray
+        BGR ``uint8`` H×W×3, upright.
+    info : ImageInfo
+        Type, stored size and mode, EXIF orientation, file size.
+    """
+    data = _read_bytes(source, max_bytes)
+    kind = sniff(data)
+    if kind not in _PILLOW_FORMATS:
+        raise NotAnImageError(_not_an_image_message(kind, data))
+    pil_format = _PILLOW_FORMATS[kind]
+    if pil_format not in Image.OPEN:
+        raise NotAnImageError(
+            f"this is a {kind} image, but this installation cannot read {kind}"
+            + (" (install pillow-heif)" if kind in ("HEIF", "AVIF") else "")
+        )
+    try:
+        im = Image.open(io.BytesIO(data), formats=[pil_format])
+    except Image.DecompressionBombError as err:
+        raise ImageTooLargeError(_too_many_pixels_message(_bomb_pixels(err), max_pixels)) from None
+    except Exception as err:  # any failure to parse hostile data is "corrupt"
+        raise NotAnImageError(_corrupt_message(kind, data, err)) from None
+    with im:
+        width, height = im.size
+        if width <= 0 or height <= 0:
+            raise NotAnImageError(
+                f"this file is not a readable image ({kind} header but no pixels)"
+            )
+        if width * height > max_pixels:
+            raise ImageTooLargeError(_too_many_pixels_message(width * height, max_pixels))
+        mode = im.mode
+        try:
+            im.load()
+        except Image.DecompressionBombError as err:
+            raise ImageTooLargeError(
+                _too_many_pixels_message(_bomb_pixels(err), max_pixels)
+            ) from None
+        except Exception as err:  # a decoder may raise anything on bad data
+            raise NotAnImageError(_corrupt_message(kind, data, err)) from None
+        orientation = _orientation(im)
+        try:
+            array = _to_bgr(im)
+        except Exception as err:  # an odd mode or a bad palette is corrupt data
+            raise NotAnImageError(_corrupt_message(kind, data, err)) from None
+    array = _apply_orientation(array, orientation)
+    info = ImageInfo(kind, (width, height), mode, orientation, len(data))
+    return array, info
+
+
+def sniff(data: bytes) -> str | None:
+    """Name the file type from its first bytes, or ``None`` when it is not recognised.
+
+    Image types are named as in :data:`SUPPORTED` keys (``"JPEG"``, ``"PNG"``,
+    ``"WebP"``, ``"HEIF"``, ``"AVIF"``, ``"GIF"``, ``"BMP"``, ``"TIFF"``); a few
+    common non-images are named too (``"PDF"``, ``"ZIP"``, ``"video"`` …).
+
+    Examples
+    --------
+    >>> sniff(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8))
+    'PNG'
+    >>> sniff(b"%PDF-1.7") is None
+    False
+    >>> sniff(b"hello") is None
+    True
+    """
+    for kind, test in _MAGIC:
+        if test(data):
+            return kind
+    return None
+
+
+def downscale(image: BgrImage, max_side: int) -> BgrImage:
+    """Shrink ``image`` so that its longer side is at most ``max_side`` pixels.
+
+    Parameters
+    ----------
+    image : ndarray
+        BGR ``uint8`` H×W×3.
+    max_side : int
+        The longest side allowed; smaller images are returned unchanged.
+
+    Returns
+    -------
+    ndarray
+        The image itself when already small enough, else a resized copy
+        (area interpolation, aspect ratio kept).
+
+    Examples
+    --------
+    >>> downscale(np.zeros((400, 1000, 3), np.uint8), 500).shape
+    (200, 500, 3)
+    """
+    if max_side < 1:
+        raise ValueError("max_side must be at least 1")
+    height, width = image.shape[:2]
+    scale = max_side / max(height, width)
+    if scale >= 1:
+        return image
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _read_bytes(source: Source, max_bytes: int) -> bytes:
+    """Read the whole file, refusing it before reading past ``max_bytes``."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        _check_file_size(len(data), max_bytes)
+        return data
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        try:
+            size = path.stat().st_size
+            if path.is_dir():
+                raise NotAnImageError(f"{path} is a folder, not an image")
+            _check_file_size(size, max_bytes)
+            with path.open("rb") as handle:
+                data = handle.read(max_bytes + 1)
+        except FileNotFoundError:
+            raise NotAnImageError(f"no such file: {path}") from None
+        except PermissionError:
+            raise NotAnImageError(f"this file cannot be read (permission denied): {path}") from None
+        except OSError as err:
+            raise NotAnImageError(f"this file cannot be read ({err.strerror}): {path}") from None
+    else:
+        try:
+            if source.seekable():
+                _check_file_size(source.seek(0, os.SEEK_END), max_bytes)
+                source.seek(0)
+            data = source.read(max_bytes + 1)
+        except OSError as err:
+            raise NotAnImageError(f"this file cannot be read ({err})") from None
+        if not isinstance(data, bytes | bytearray):
+            raise TypeError("load_image needs a file opened in binary mode")
+        data = bytes(data)
+    if len(data) > max_bytes:
+        raise ImageTooLargeError(
+            f"file is over {_megabytes(max_bytes)} MB; the limit is {_megabytes(max_bytes)} MB"
+        )
+    return data
+
+
+def _check_file_size(n_bytes: int, max_bytes: int) -> None:
+    if n_bytes > max_bytes:
+        raise ImageTooLargeError(
+            f"file is {_megabytes(n_bytes)} MB; the limit is {_megabytes(max_bytes)} MB"
+        )
+
+
+def _megabytes(n_bytes: int) -> str:
+    mb = n_bytes / 1_000_000
+    return f"{mb:.0f}" if mb >= 10 or mb == int(mb) else f"{mb:.1f}"
+
+
+# --------------------------------------------------------------------------- file types
+
+_HEIF_BRANDS: Final = frozenset(
+    {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"mif2"}
+)
+_AVIF_BRANDS: Final = frozenset({b"avif", b"avis"})
+_VIDEO_BRANDS: Final = frozenset(
+    {b"isom", b"iso2", b"mp41", b"mp42", b"qt  ", b"M4V ", b"3gp4", b"3gp5", b"avc1", b"dash"}
+)
+
+
+def _ftyp_brand(data: bytes) -> bytes | None:
+    return data[8:12] if len(data) >= 12 and data[4:8] == b"ftyp" else None
+
+
+_MAGIC: Final[tuple[tuple[str, Callable[[bytes], bool]], ...]] = (
+    ("JPEG", lambda d: d[:3] == b"\xff\xd8\xff"),
+    ("PNG", lambda d: d[:8] == b"\x89PNG\r\n\x1a\n"),
+    ("WebP", lambda d: d[:4] == b"RIFF" and d[8:12] == b"WEBP"),
+    ("HEIF", lambda d: _ftyp_brand(d) in _HEIF_BRANDS),
+    ("AVIF", lambda d: _ftyp_brand(d) in _AVIF_BRANDS),
+    ("GIF", lambda d: d[:6] in (b"GIF87a", b"GIF89a")),
+    ("BMP", lambda d: d[:2] == b"BM" and len(d) >= 26),
+    ("TIFF", lambda d: d[:4] in (b"II*\x00", b"MM\x00*")),
+    ("PDF", lambda d: d[:5] == b"%PDF-"),
+    ("ZIP", lambda d: d[:4] == b"PK\x03\x04"),
+    ("gzip", lambda d: d[:2] == b"\x1f\x8b"),
+    ("video", lambda d: _ftyp_brand(d) in _VIDEO_BRANDS or d[:4] == b"\x1aE\xdf\xa3"),
+    ("SVG", lambda d: b"<svg" in d[:1024].lower()),
+)
+
+_PILLOW_FORMATS: Final = {
+    "JPEG": "JPEG",
+    "PNG": "PNG",
+    "WebP": "WEBP",
+    "HEIF": "HEIF",
+    "AVIF": "AVIF",
+    "GIF": "GIF",
+    "BMP": "BMP",
+    "TIFF": "TIFF",
+}
+
+_NON_IMAGES: Final = {
+    "PDF": "this is a PDF document, not an image",
+    "ZIP": "this is a ZIP archive, not an image",
+    "gzip": "this is a compressed (gzip) file, not an image",
+    "video": "this is a video, not a photo",
+    "SVG": "this is an SVG drawing, not a photo",
+}
+
+
+def _not_an_image_message(kind: str | None, data: bytes) -> str:
+    if kind in _NON_IMAGES:
+        return _NON_IMAGES[kind]
+    if not data:
+        return "this file is not a readable image (empty file)"
+    if _looks_like_text(data):
+        return "this is a text file, not an image"
+    return "this file is not a readable image (unknown file type)"
+
+
+def _looks_like_text(data: bytes) -> bool:
+    head = data[:4096]
+    if b"\x00" in head:
+        return False
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if err.start < len(head) - 4:  # a real error, not a character cut at 4096
+            return False
+        text = head[: err.start].decode("utf-8")
+    printable = sum(ch.isprintable() or ch in "\t\r\n\f" for ch in text)
+    return bool(text) and printable >= 0.95 * len(text)
+
+
+# --------------------------------------------------------------------------- errors
+
+_BOMB_PIXELS: Final = re.compile(r"\((\d+) pixels\)")
+
+
+def _bomb_pixels(err: Exception) -> int:
+    """The pixel count in Pillow's decompression-bomb message, or its limit when absent."""
+    found = _BOMB_PIXELS.search(str(err))
+    if found:
+        return int(found.group(1))
+    return 2 * int(Image.MAX_IMAGE_PIXELS or 0) + 1
+
+
+def _too_many_pixels_message(pixels: int, max_pixels: int) -> str:
+    return f"image is {_megapixels(pixels)} megapixels; the limit is {_megapixels(max_pixels)}"
+
+
+def _megapixels(pixels: int) -> str:
+    mp = pixels / 1_000_000
+    if mp >= 10 or mp == int(mp):
+        return f"{mp:.0f}"
+    return f"{mp:.1f}" if mp >= 0.1 else f"{mp:.2g}"
+
+
+def _corrupt_message(kind: str, data: bytes, err: Exception) -> str:
+    if _ends_early(kind, data, err):
+        return f"this file is not a readable image ({kind} data ends early)"
+    return f"this file is not a readable image ({kind} header but corrupt data)"
+
+
+def _ends_early(kind: str, data: bytes, err: Exception) -> bool:
+    """Whether a decoding failure is a file cut short rather than damaged bytes."""
+    if isinstance(err, EOFError | struct.error) or "truncated" in str(err).lower():
+        return True
+    if kind == "WebP" and len(data) >= 8:
+        declared: int = struct.unpack("<I", data[4:8])[0]
+        return declared + 8 > len(data)
+    if kind == "PNG":
+        return b"IEND" not in data[-12:]
+    if kind == "JPEG":
+        return b"\xff\xd9" not in data[-64:]
+    return False
+
+
+# --------------------------------------------------------------------------- pixels
+
+
+def _orientation(im: Image.Image) -> int:
+    """The EXIF orientation tag, 1 when absent or unreadable."""
+    try:
+        value = im.getexif().get(ExifTags.Base.Orientation, 1)
+    except Exception:  # broken EXIF must not make a good photo unreadable
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _apply_orientation(image: BgrImage, orientation: int) -> BgrImage:
+    """Turn and flip ``image`` as the EXIF orientation tag says, to stand it upright."""
+    if orientation in (2, 4, 5, 7):
+        image = image[:, ::-1]
+    if orientation in (3, 4):
+        image = image[::-1, ::-1]
+    elif orientation in (5, 8):
+        image = np.rot90(image, 1)
+    elif orientation in (6, 7):
+        image = np.rot90(image, -1)
+    return np.ascontiguousarray(image)
+
+
+def _to_bgr(im: Image.Image) -> BgrImage:
+    """Convert any decoded Pillow image to BGR ``uint8`` H×W×3."""
+    mode = im.mode
+    if mode in ("I;16", "I;16L", "I;16B", "I;16N", "I"):
+        gray = _scale_16bit(np.asarray(im))
+        return np.ascontiguousarray(np.repeat(gray[:, :, None], 3, axis=2))
+    if mode == "F":
+        values = np.nan_to_num(np.asarray(im, dtype=np.float64), nan=0.0)
+        scale = 255.0 if values.size and float(values.max()) <= 1.0 else 1.0
+        gray = np.clip(np.rint(values * scale), 0, 255).astype(np.uint8)
+        return np.ascontiguousarray(np.repeat(gray[:, :, None], 3, axis=2))
+    has_alpha = mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        mode == "P" and "transparency" in im.info
+    )
+    if has_alpha:
+        rgba = im.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        rgb = Image.alpha_composite(white, rgba).convert("RGB")
+    else:
+        rgb = im if mode == "RGB" else im.convert("RGB")
+    array = np.asarray(rgb, dtype=np.uint8)
+    return np.ascontiguousarray(array[:, :, ::-1])
+
+
+def _scale_16bit(values: NDArray[np.generic]) -> NDArray[np.uint8]:
+    """Map 16-bit samples (0…65535) to 8 bits with rounding: 65535 → 255, 32896 → 128."""
+    wide = np.clip(values.astype(np.int64), 0, 65535)
+    return ((wide * 255 + 32767) // 65535).astype(np.uint8)
