@@ -21,7 +21,6 @@ from typing import Final
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
 from scorer.errors import BoardNotFoundError, GridNotConsistentError
 from scorer.kingdom import MAX_SIZE, Position
@@ -60,16 +59,16 @@ class BoardLocation:
         the corners came from the user and no grid was measured.
     """
 
-    corners: NDArray[np.float64]
+    corners: np.ndarray
     shape: tuple[int, int]
     empty: frozenset[Position] = field(default_factory=frozenset)
     score: float = 0.0
 
 
 def find_kingdoms(
-    image: NDArray[np.uint8],
+    image: np.ndarray,
     *,
-    corners: NDArray[np.float64] | list[list[float]] | list[tuple[float, float]] | None = None,
+    corners: np.ndarray | list[list[float]] | list[tuple[float, float]] | None = None,
     grid: int | None = None,
 ) -> list[BoardLocation]:
     """Find every kingdom in a photo.
@@ -125,9 +124,7 @@ def find_kingdoms(
     return [_to_original(loc, scale) for loc in _reading_order(locations)]
 
 
-def rectify(
-    image: NDArray[np.uint8], location: BoardLocation, square_px: int = SQUARE_PX
-) -> NDArray[np.uint8]:
+def rectify(image: np.ndarray, location: BoardLocation, square_px: int = SQUARE_PX) -> np.ndarray:
     """Warp one kingdom to a canonical top-down image.
 
     Parameters
@@ -149,7 +146,9 @@ def rectify(
     corners = np.asarray(location.corners, dtype=np.float64)
     # Shrink the source first when it is much larger than the output, so the
     # warp does not alias fine texture away.
-    side_px = max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    side_px = float(
+        max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    )
     shrink = min(1.0, 2.0 * max(out_w, out_h) / max(side_px, 1.0))
     source = image
     offset = np.zeros(2)
@@ -167,7 +166,7 @@ def rectify(
     ).astype(np.uint8)
 
 
-def order_corners(points: NDArray[np.float64]) -> NDArray[np.float64]:
+def order_corners(points: np.ndarray) -> np.ndarray:
     """Order four corners clockwise, starting at the top-left.
 
     The first side (corner 0 to corner 1) is the side whose midpoint is
@@ -196,7 +195,7 @@ def order_corners(points: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.roll(pts, -top, axis=0)
 
 
-def parse_corners(text: str) -> NDArray[np.float64]:
+def parse_corners(text: str) -> np.ndarray:
     """Parse ``x1,y1,x2,y2,x3,y3,x4,y4`` into a (4, 2) array.
 
     Examples
@@ -216,7 +215,7 @@ def parse_corners(text: str) -> NDArray[np.float64]:
 # --- detection helpers -------------------------------------------------------------------------
 
 
-def _check_image(image: NDArray[np.uint8]) -> None:
+def _check_image(image: np.ndarray) -> None:
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"expected a BGR uint8 image of shape (H, W, 3), got {image.shape}")
     if min(image.shape[:2]) < 16:
@@ -226,7 +225,7 @@ def _check_image(image: NDArray[np.uint8]) -> None:
         )
 
 
-def _downscale(image: NDArray[np.uint8], side: int) -> tuple[NDArray[np.uint8], float]:
+def _downscale(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
     scale = min(1.0, side / max(image.shape[:2]))
     if scale >= 1.0:
         return image, 1.0
@@ -243,14 +242,14 @@ def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
     )
 
 
-def _lab(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+def _lab(image: np.ndarray) -> np.ndarray:
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
     lab[..., 0] *= 100.0 / 255.0
     lab[..., 1:] -= 128.0
     return lab
 
 
-def _tile_mask(work: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], bool]:
+def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, bool]:
     """Pixels unlike the table: a colour model of the photo's border, k-means in Lab."""
     h, w = work.shape[:2]
     blur = cv2.GaussianBlur(work, (5, 5), 0)
@@ -296,7 +295,7 @@ def _tile_mask(work: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], bool]:
     return mask, found_any
 
 
-def _candidate_quads(mask: NDArray[np.uint8]) -> list[NDArray[np.float64]]:
+def _candidate_quads(mask: np.ndarray) -> list[np.ndarray]:
     h, w = mask.shape
     small_k = max(3, round(min(h, w) / 200) | 1)
     clean = cv2.morphologyEx(
@@ -328,14 +327,14 @@ def _candidate_quads(mask: NDArray[np.uint8]) -> list[NDArray[np.float64]]:
     return quads
 
 
-def _touches_border(contour: NDArray[np.int32], w: int, h: int) -> bool:
+def _touches_border(contour: np.ndarray, w: int, h: int) -> bool:
     """True when a long stretch of the outline runs along the photo's edge (a cut-off board)."""
     pts = contour.reshape(-1, 2)
     on_edge = (pts[:, 0] <= 1) | (pts[:, 1] <= 1) | (pts[:, 0] >= w - 2) | (pts[:, 1] >= h - 2)
     return bool(on_edge.mean() > 0.08)
 
 
-def _quad_from_hull(hull: NDArray[np.int32]) -> NDArray[np.float64] | None:
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
     """Four corners from a convex outline: intersect the lines of its four longest sides."""
     pts = hull.reshape(-1, 2).astype(np.float64)
     perimeter = cv2.arcLength(hull, True)
@@ -365,9 +364,7 @@ def _quad_from_hull(hull: NDArray[np.int32]) -> NDArray[np.float64] | None:
     return order_corners(quad)
 
 
-def _fit_side(
-    pts: NDArray[np.float64], a: NDArray[np.float64], b: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A line (point, direction) through the outline points near the segment ``a``–``b``."""
     d = b - a
     length = float(np.linalg.norm(d))
@@ -383,20 +380,20 @@ def _fit_side(
 
 
 def _intersect(
-    l1: tuple[NDArray[np.float64], NDArray[np.float64]],
-    l2: tuple[NDArray[np.float64], NDArray[np.float64]],
-) -> NDArray[np.float64] | None:
+    l1: tuple[np.ndarray, np.ndarray],
+    l2: tuple[np.ndarray, np.ndarray],
+) -> np.ndarray | None:
     (p, r), (q, s) = l1, l2
     cross = r[0] * s[1] - r[1] * s[0]
     if abs(cross) < 1e-6:
         return None
     t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
-    return p + t * r
+    return np.asarray(p + t * r, dtype=np.float64)
 
 
 def _locate(
-    work: NDArray[np.uint8],
-    quad: NDArray[np.float64],
+    work: np.ndarray,
+    quad: np.ndarray,
     *,
     grid: int | None,
     require_grid: bool,
@@ -414,7 +411,7 @@ def _locate(
     return BoardLocation(corners=quad, shape=(rows, cols), score=score)
 
 
-def _seam_count(warped: NDArray[np.uint8], axis: int, forced: int | None) -> tuple[int, float]:
+def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int, float]:
     """How many squares lie along one axis of a rectified board, and how clear its seams are.
 
     ``axis=1`` counts columns (seams are vertical lines), ``axis=0`` rows.
@@ -447,7 +444,7 @@ def _seam_count(warped: NDArray[np.uint8], axis: int, forced: int | None) -> tup
     return best_n, best
 
 
-def _whole_image(work: NDArray[np.uint8], grid: int | None) -> BoardLocation | None:
+def _whole_image(work: np.ndarray, grid: int | None) -> BoardLocation | None:
     """The photo itself as one kingdom, when it is a cropped, rectified board."""
     h, w = work.shape[:2]
     if not 0.6 <= w / h <= 1.67:

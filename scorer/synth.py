@@ -1,0 +1,488 @@
+"""Synthetic table photos: labelled boards warped into generated scenes.
+
+Each scene is drawn from an integer seed. Rectified, labelled boards (the
+``aau-boards``) are laid on a generated table (wood, cloth, carpet, paper or a
+cutting mat with printed grid lines), some squares removed so the table shows
+through, loose dominoes and stray lines placed around them, and the whole
+table photographed through a tilted camera with uneven light, shadow, glare,
+blur, noise and JPEG compression. The true corners and the labels, in the
+photo's orientation, come with the image, so detection and the whole pipeline
+can be measured on scenes no one has seen before.
+
+>>> from scorer.synth import demo_board, make_scene
+>>> scene = make_scene(3, [demo_board()])
+>>> len(scene.kingdoms) >= 1 and scene.image.ndim == 3
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+
+from scorer.board import order_corners
+from scorer.datasets import Board
+from scorer.kingdom import CASTLE, EMPTY, Kingdom
+
+BACKGROUNDS: Final = ("wood", "cloth", "carpet", "paper", "mat")
+"""The kinds of table a scene is laid on."""
+
+_Rng = np.random.Generator
+_Image = np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class SceneKingdom:
+    """One kingdom placed in a scene.
+
+    Attributes
+    ----------
+    corners : ndarray of shape (4, 2)
+        True corners in the scene image, clockwise from the top-left corner
+        (the convention of :func:`scorer.board.order_corners`).
+    kingdom : Kingdom
+        The labels in the photo's orientation; removed squares are empty.
+    board : str
+        Name of the source board.
+    """
+
+    corners: np.ndarray
+    kingdom: Kingdom
+    board: str
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, columns)`` of the kingdom's grid."""
+        return self.kingdom.shape
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    """A generated photo and what is in it."""
+
+    image: _Image
+    kingdoms: list[SceneKingdom]
+    background: str
+    seed: int
+
+
+def make_scene(
+    seed: int,
+    boards: Sequence[Board],
+    *,
+    n_kingdoms: int | None = None,
+    background: str | None = None,
+    remove_cells: bool | None = None,
+) -> Scene:
+    """Generate one table photo from a seed.
+
+    Parameters
+    ----------
+    seed : int
+        Everything random in the scene follows from it.
+    boards : sequence of Board
+        Rectified labelled boards (square cells) to lay out.
+    n_kingdoms : int, optional
+        Kingdoms in the scene; drawn (mostly one) when not given.
+    background : str, optional
+        One of :data:`BACKGROUNDS`; drawn when not given.
+    remove_cells : bool, optional
+        Take some squares away from the kingdoms; drawn when not given.
+
+    Returns
+    -------
+    Scene
+    """
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        scene = _draw_scene(rng, seed, boards, n_kingdoms, background, remove_cells)
+        if scene is not None:
+            return scene
+    raise RuntimeError(f"could not lay out a scene for seed {seed}")
+
+
+def _draw_scene(
+    rng: _Rng,
+    seed: int,
+    boards: Sequence[Board],
+    n_kingdoms: int | None,
+    background: str | None,
+    remove_cells: bool | None,
+) -> Scene | None:
+    """One attempt at a scene; None when a kingdom would leave the photo."""
+    if n_kingdoms is None:
+        n_kingdoms = int(rng.choice([1, 1, 1, 1, 1, 1, 2, 2, 3]))
+    if background is None:
+        background = str(rng.choice(BACKGROUNDS))
+    # The table plane, in its own units; the camera maps it onto the photo.
+    out_w, out_h = _photo_size(rng)
+    tilt = float(rng.uniform(0.0, 45.0))
+    plane_w = out_w
+    plane_h = int(out_h / np.cos(np.radians(tilt)))
+    table = _background(rng, background, plane_w, plane_h)
+    shadow_of_tiles = np.zeros((plane_h, plane_w), np.float32)
+
+    side = min(plane_w, plane_h)
+    if n_kingdoms == 1:
+        k_side = float(rng.uniform(0.35, 0.75)) * side
+    else:
+        k_side = float(rng.uniform(0.25, 0.42)) * side
+    picked = rng.choice(len(boards), size=n_kingdoms, replace=len(boards) < n_kingdoms)
+    occupied: list[tuple[float, float, float]] = []
+    placed: list[tuple[np.ndarray, Kingdom, str]] = []
+    for i in picked:
+        board = boards[int(i)]
+        kingdom, alpha = _remove_cells(rng, board, remove_cells)
+        spot = _free_spot(rng, occupied, k_side, plane_w, plane_h)
+        if spot is None:
+            break
+        cx, cy = spot
+        angle = float(rng.uniform(0, 360))
+        corners = _paste(table, shadow_of_tiles, board.image, alpha, (cx, cy), k_side, angle)
+        occupied.append((cx, cy, k_side * 0.75))
+        extent, kingdom = _extent(kingdom)
+        placed.append((_extent_corners(corners, board.kingdom.shape, extent), kingdom, board.name))
+
+    _distractors(rng, table, shadow_of_tiles, boards, occupied, k_side)
+    table = _tile_shadows(table, shadow_of_tiles, rng)
+
+    h = _camera(rng, plane_w, plane_h, out_w, out_h)
+    margin = 0.02 * min(out_w, out_h)
+    for corners, _, _ in placed:
+        img = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(4, 2)
+        if (
+            (img < margin).any()
+            or (img[:, 0] > out_w - margin).any()
+            or (img[:, 1] > out_h - margin).any()
+        ):
+            return None
+    photo = cv2.warpPerspective(table, h, (out_w, out_h), borderMode=cv2.BORDER_REFLECT)
+    photo = _lighting(rng, photo)
+    photo = _degrade(rng, photo)
+
+    kingdoms = []
+    for corners, kingdom, name in placed:
+        img_corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(4, 2)
+        ordered, turned = _photo_orientation(img_corners, kingdom)
+        kingdoms.append(SceneKingdom(ordered, turned, name))
+    return Scene(photo, kingdoms, background, seed)
+
+
+def demo_board(seed: int = 0) -> Board:
+    """A plain generated 5×5 board (flat colours, dark seams) for tests without data."""
+    rng = np.random.default_rng(seed)
+    palette = {
+        "W0": (40, 200, 230),
+        "F0": (40, 90, 30),
+        "L0": (200, 120, 30),
+        "G0": (60, 200, 120),
+        "S0": (110, 150, 170),
+        "M0": (40, 50, 60),
+        "C": (200, 200, 200),
+    }
+    tokens = list(palette)[:-1]
+    grid = [[str(rng.choice(tokens)) for _ in range(5)] for _ in range(5)]
+    grid[2][2] = "C"
+    image = np.zeros((500, 500, 3), np.uint8)
+    for r in range(5):
+        for c in range(5):
+            colour = np.array(palette[grid[r][c]], np.float64)
+            cell = np.clip(colour + rng.normal(0, 12, (100, 100, 3)), 0, 255)
+            image[r * 100 : (r + 1) * 100, c * 100 : (c + 1) * 100] = cell.astype(np.uint8)
+    for k in range(6):
+        image[:, max(0, k * 100 - 2) : k * 100 + 2] //= 3
+        image[max(0, k * 100 - 2) : k * 100 + 2, :] //= 3
+    kingdom = Kingdom.parse("\n".join(" ".join(row) for row in grid))
+    return Board(f"demo{seed}", image, kingdom, f"demo{seed}")
+
+
+# --- scene parts -------------------------------------------------------------------------------
+
+
+def _photo_size(rng: _Rng) -> tuple[int, int]:
+    long_side = int(rng.uniform(900, 1500))
+    ratio = float(rng.choice([4 / 3, 16 / 9, 3 / 2, 1.0]))
+    short = int(long_side / ratio)
+    return (long_side, short) if rng.random() < 0.5 else (short, long_side)
+
+
+def _background(rng: _Rng, kind: str, w: int, h: int) -> _Image:
+    """A table texture of the given kind."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == "wood":
+        base = np.array([rng.uniform(30, 90), rng.uniform(70, 130), rng.uniform(120, 190)])
+        angle = rng.uniform(0, np.pi)
+        u = xx * np.cos(angle) + yy * np.sin(angle)
+        v = -xx * np.sin(angle) + yy * np.cos(angle)
+        warp = _smooth_noise(rng, h, w, 25) * 400
+        grain = np.sin((u + warp) / rng.uniform(3, 9)) * 0.5 + 0.5
+        planks = (np.floor(v / rng.uniform(120, 300)) % 2) * rng.uniform(-0.12, 0.12)
+        shade = 0.8 + 0.25 * grain + planks
+        img = base * shade[..., None]
+    elif kind in ("cloth", "carpet"):
+        base = rng.uniform(60, 200) + rng.normal(0, 25, 3)
+        if rng.random() < 0.4:  # a coloured cloth
+            base = rng.uniform(40, 200, 3)
+        sigma = 1.0 if kind == "carpet" else 2.5
+        noise = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), sigma)
+        mottle = _smooth_noise(rng, h, w, 40)
+        amp = 0.35 if kind == "carpet" else 0.12
+        shade = 1 + amp * noise / (noise.std() + 1e-6) * 0.5 + 0.1 * mottle
+        img = base * shade[..., None]
+    elif kind == "paper":
+        base = rng.uniform(200, 250) - np.abs(rng.normal(0, 8, 3))
+        noise = cv2.GaussianBlur(rng.normal(0, 3, (h, w)).astype(np.float32), (0, 0), 1.2)
+        img = base + noise[..., None]
+    else:  # a cutting mat with its printed grid
+        base = rng.choice([[90.0, 50.0, 20.0], [60.0, 90.0, 30.0], [40.0, 40.0, 40.0]])
+        base = base * rng.uniform(0.7, 1.3)
+        img = np.broadcast_to(base, (h, w, 3)).astype(np.float32).copy()
+        img += rng.normal(0, 3, (h, w, 1))
+        step = rng.uniform(15, 60)
+        line = np.array([rng.uniform(180, 240)] * 3)
+        angle = rng.uniform(-0.3, 0.3)
+        u = xx * np.cos(angle) + yy * np.sin(angle)
+        v = -xx * np.sin(angle) + yy * np.cos(angle)
+        for coord in (u, v):
+            phase = np.mod(coord, step)
+            thin = (phase < 1.3).astype(np.float32)
+            thick = (np.mod(coord, step * 5) < 2.5).astype(np.float32)
+            on = np.maximum(thin, thick)[..., None]
+            img = img * (1 - on) + line * on
+    return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
+
+
+def _smooth_noise(rng: _Rng, h: int, w: int, sigma: float) -> np.ndarray:
+    """Gaussian noise blurred by ``sigma`` px, unit spread; drawn at low resolution."""
+    f = max(1, int(sigma / 4))
+    small = rng.normal(0, 1, (h // f + 2, w // f + 2)).astype(np.float32)
+    small = np.asarray(cv2.GaussianBlur(small, (0, 0), sigma / f), dtype=np.float32)
+    small /= small.std() + 1e-6
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)[:h, :w]
+
+
+def _remove_cells(rng: _Rng, board: Board, remove: bool | None) -> tuple[Kingdom, np.ndarray]:
+    """Take some squares away; return the labels and an alpha mask of what remains."""
+    kingdom = board.kingdom
+    rows, cols = kingdom.shape
+    if remove is None:
+        remove = bool(rng.random() < 0.3)
+    if remove:
+        border = [
+            (r, c)
+            for r in range(rows)
+            for c in range(cols)
+            if (r in (0, rows - 1) or c in (0, cols - 1)) and kingdom[r, c] != CASTLE
+        ]
+        mode = rng.integers(3)
+        if mode == 0:  # a whole outer row or column
+            r_or_c = [("r", 0), ("r", rows - 1), ("c", 0), ("c", cols - 1)][rng.integers(4)]
+            gone = [
+                p
+                for p in border
+                if (r_or_c[0] == "r" and p[0] == r_or_c[1])
+                or (r_or_c[0] == "c" and p[1] == r_or_c[1])
+            ]
+        else:  # a few border squares, maybe a corner
+            count = int(rng.integers(1, 4))
+            idx = rng.choice(len(border), size=min(count, len(border)), replace=False)
+            gone = [border[int(i)] for i in idx]
+        for pos in gone:
+            kingdom = kingdom.replace(pos, EMPTY)
+    h, w = board.image.shape[:2]
+    alpha = np.ones((h, w), np.float32)
+    ch, cw = h / rows, w / cols
+    for (r, c), cell in kingdom.cells():
+        if cell == EMPTY:
+            alpha[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)] = 0
+    return kingdom, alpha
+
+
+def _extent(kingdom: Kingdom) -> tuple[tuple[int, int, int, int], Kingdom]:
+    """The bounding rows/columns of the non-empty squares, and the kingdom cropped to them."""
+    filled = [p for p, c in kingdom.cells() if c != EMPTY]
+    r0 = min(p[0] for p in filled)
+    r1 = max(p[0] for p in filled) + 1
+    c0 = min(p[1] for p in filled)
+    c1 = max(p[1] for p in filled) + 1
+    rows = [list(kingdom.rows[r][c0:c1]) for r in range(r0, r1)]
+    return (r0, r1, c0, c1), Kingdom.from_cells(rows)
+
+
+def _extent_corners(
+    corners: np.ndarray, shape: tuple[int, int], extent: tuple[int, int, int, int]
+) -> np.ndarray:
+    """Corners of a sub-rectangle of cells, given the full board's corners (TL, TR, BR, BL)."""
+    rows, cols = shape
+    r0, r1, c0, c1 = extent
+    tl, tr, _, bl = corners
+    ex, ey = (tr - tl) / cols, (bl - tl) / rows
+    return np.array([tl + c * ex + r * ey for r, c in ((r0, c0), (r0, c1), (r1, c1), (r1, c0))])
+
+
+def _free_spot(
+    rng: _Rng,
+    occupied: list[tuple[float, float, float]],
+    k_side: float,
+    w: int,
+    h: int,
+) -> tuple[float, float] | None:
+    radius = k_side * 0.75
+    margin = radius + 0.04 * min(w, h)
+    if 2 * margin >= min(w, h):
+        margin = min(w, h) / 2 - 1
+    for _ in range(60):
+        cx = float(rng.uniform(margin, w - margin))
+        cy = float(rng.uniform(margin, h - margin))
+        if all(np.hypot(cx - x, cy - y) > radius + r + 0.05 * k_side for x, y, r in occupied):
+            return cx, cy
+    return None
+
+
+def _paste(
+    table: _Image,
+    shadow: np.ndarray,
+    image: _Image,
+    alpha: np.ndarray,
+    centre: tuple[float, float],
+    side: float,
+    angle: float,
+) -> np.ndarray:
+    """Lay a board (or piece) on the table; return its corners (TL, TR, BR, BL) on the table."""
+    h, w = image.shape[:2]
+    scale = side / max(h, w)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    m[:, 2] += np.array(centre) - np.array([w / 2, h / 2])
+    size = (table.shape[1], table.shape[0])
+    warped = cv2.warpAffine(image, m, size, flags=cv2.INTER_AREA)
+    a = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR)
+    out = table.astype(np.float32) * (1 - a[..., None]) + warped.astype(np.float32) * a[..., None]
+    table[...] = np.clip(out, 0, 255).astype(np.uint8)
+    shadow[...] = np.maximum(shadow, a)
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    return src @ m[:, :2].T + m[:, 2]
+
+
+def _distractors(
+    rng: _Rng,
+    table: _Image,
+    shadow: np.ndarray,
+    boards: Sequence[Board],
+    occupied: list[tuple[float, float, float]],
+    k_side: float,
+) -> None:
+    """Loose dominoes from other boards and stray lines, kept clear of the kingdoms."""
+    h, w = table.shape[:2]
+    for _ in range(int(rng.integers(0, 5))):
+        board = boards[int(rng.integers(len(boards)))]
+        rows, cols = board.kingdom.shape
+        cell = board.image.shape[0] // rows
+        r, c = int(rng.integers(rows)), int(rng.integers(cols - 1))
+        piece = board.image[r * cell : (r + 1) * cell, c * cell : (c + 2) * cell]
+        piece_side = k_side / rows * 2
+        spot = _free_spot(rng, occupied, piece_side * 0.9, w, h)
+        if spot is None:
+            continue
+        alpha = np.ones(piece.shape[:2], np.float32)
+        _paste(
+            table,
+            shadow,
+            np.ascontiguousarray(piece),
+            alpha,
+            spot,
+            piece_side,
+            float(rng.uniform(0, 360)),
+        )
+        occupied.append((spot[0], spot[1], piece_side * 0.55))
+    for _ in range(int(rng.integers(0, 4))):
+        colour = tuple(int(v) for v in rng.uniform(0, 255, 3))
+        p = rng.uniform([0, 0], [w, h])
+        q = p + rng.normal(0, 1, 2) * max(w, h)
+        thickness = int(rng.integers(1, 4))
+        lines = table.copy()
+        cv2.line(lines, tuple(int(v) for v in p), tuple(int(v) for v in q), colour, thickness)
+        keep = shadow[..., None] > 0.5
+        table[...] = np.where(keep, table, lines)
+
+
+def _tile_shadows(table: _Image, tiles: np.ndarray, rng: _Rng) -> _Image:
+    """Tiles are thick card: darken the table just beside them."""
+    dx, dy = rng.uniform(-6, 6, 2)
+    m = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
+    moved = cv2.warpAffine(tiles, m, (tiles.shape[1], tiles.shape[0]))
+    moved = cv2.GaussianBlur(moved, (0, 0), 3)
+    dark = 1 - 0.45 * np.clip(moved - tiles, 0, 1)
+    return np.asarray(np.clip(table.astype(np.float32) * dark[..., None], 0, 255), dtype=np.uint8)
+
+
+def _camera(rng: _Rng, plane_w: int, plane_h: int, out_w: int, out_h: int) -> np.ndarray:
+    """A homography from the table to the photo: a tilted view, far side at the top."""
+    squeeze = float(rng.uniform(0.0, 0.22)) * out_w * (plane_h / out_h - 1.0) / 0.41
+    squeeze = float(np.clip(squeeze, 0, 0.22 * out_w))
+    jitter = rng.normal(0, 0.015 * min(out_w, out_h), (4, 2))
+    src = np.array([[0, 0], [plane_w, 0], [plane_w, plane_h], [0, plane_h]], dtype=np.float32)
+    dst = np.array(
+        [[squeeze, 0], [out_w - squeeze, 0], [out_w, out_h], [0, out_h]], dtype=np.float32
+    ) + jitter.astype(np.float32)
+    return np.asarray(cv2.getPerspectiveTransform(src, dst), dtype=np.float64)
+
+
+def _lighting(rng: _Rng, photo: _Image) -> _Image:
+    """A light gradient, a soft shadow and a glare spot."""
+    h, w = photo.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    img = photo.astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = (xx * np.cos(angle) + yy * np.sin(angle)) / max(w, h)
+    img *= (rng.uniform(0.7, 1.1) + rng.uniform(-0.35, 0.35) * ramp)[..., None]
+    if rng.random() < 0.5:
+        mask = np.zeros((h, w), np.float32)
+        pts = rng.uniform([0, 0], [w, h], (int(rng.integers(3, 7)), 2)).astype(np.int32)
+        cv2.fillPoly(mask, [cv2.convexHull(pts)], 1.0)
+        mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), rng.uniform(5, 40)), np.float32)
+        img *= (1 - rng.uniform(0.2, 0.5) * mask)[..., None]
+    if rng.random() < 0.5:
+        cx, cy = rng.uniform([0, 0], [w, h])
+        r = rng.uniform(0.03, 0.12) * max(w, h)
+        glare = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+        img += (rng.uniform(60, 160) * glare)[..., None]
+    return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
+
+
+def _degrade(rng: _Rng, photo: _Image) -> _Image:
+    """Blur, sensor noise and JPEG compression."""
+    img = photo
+    sigma = float(rng.uniform(0, 1.5))
+    if sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    noise = rng.normal(0, rng.uniform(0, 8), img.shape)
+    img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(35, 96))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)
+
+
+def _photo_orientation(corners: np.ndarray, kingdom: Kingdom) -> tuple[np.ndarray, Kingdom]:
+    """Order the corners as detection does, and turn the labels to match.
+
+    ``corners`` are the images of the label's TL, TR, BR, BL. If the corner that
+    becomes the photo's top-left is the label's corner ``k``, the labels are
+    turned clockwise ``(4 - k) % 4`` times.
+    """
+    ordered = order_corners(corners)
+    k = int(np.argmin(np.linalg.norm(corners - ordered[0], axis=1)))
+    for _ in range((4 - k) % 4):
+        kingdom = kingdom.rotate()
+    if _clockwise(corners) < 0:  # never happens with a camera, kept as a guard
+        raise AssertionError("the camera mirrored the table")
+    return ordered, kingdom
+
+
+def _clockwise(corners: np.ndarray) -> float:
+    a, b, c = corners[0], corners[1], corners[2]
+    return float((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]))
