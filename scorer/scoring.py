@@ -284,6 +284,7 @@ def rank(players: Sequence[Player], rules: Rules | None = None) -> Ranking:
         if len(group) == 1:
             ordered.append((group[0], place))
             continue
+        group.sort(key=lambda e: tuple(s.value(e) for s in steps), reverse=True)
         lines, placed = _break_tie(group, steps, place, dynasty)
         explanations.append(_tie_intro(group, dynasty, rules.tiebreak) + " " + " ".join(lines))
         ordered.extend(placed)
