@@ -1,0 +1,184 @@
+"""The one place the stages are composed: photo → kingdoms → squares → score.
+
+>>> from scorer.kingdom import Kingdom
+>>> from scorer.scoring import Rules
+>>> score_kingdom(Kingdom.parse("F1 F0 C"), Rules()).total
+2
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scorer import board as board_module
+from scorer.board import BoardLocation, find_kingdoms, rectify
+from scorer.classify import BoardPrediction, CellClassifier, classify_board
+from scorer.kingdom import Kingdom, Position
+from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
+
+STAGES = ("detect", "rectify", "classify", "score")
+"""The timed stages of :func:`score_photo`, in order."""
+
+
+@dataclass(frozen=True, eq=False)
+class KingdomReport:
+    """One kingdom found in a photo, read and scored.
+
+    Attributes
+    ----------
+    location : BoardLocation
+        Where it lies in the photo (corners in original pixels) and its grid shape.
+    board : ndarray
+        The rectified board the squares were read from (BGR).
+    prediction : BoardPrediction
+        The classifier's reading: kingdom, per-square confidence, doubtful squares.
+    score : ScoreBreakdown
+        The score of the predicted kingdom under the rules.
+    violations : tuple of Violation
+        Ways the predicted kingdom cannot be built from the tile set.
+    warnings : tuple of str
+        Plain-language notes for the player (doubtful squares, odd grids).
+    """
+
+    location: BoardLocation
+    board: np.ndarray
+    prediction: BoardPrediction
+    score: ScoreBreakdown
+    violations: tuple[Violation, ...]
+    warnings: tuple[str, ...]
+
+    @property
+    def kingdom(self) -> Kingdom:
+        """The predicted kingdom."""
+        return self.prediction.kingdom
+
+    @property
+    def corners(self) -> list[list[float]]:
+        """Four ``[x, y]`` points in the original photo, clockwise from the top-left."""
+        return [[round(float(x), 1), round(float(y), 1)] for x, y in self.location.corners]
+
+    @property
+    def confidence(self) -> list[list[float]]:
+        """The probability of each square's label, as a grid of numbers."""
+        return [[round(float(v), 3) for v in row] for row in self.prediction.confidence]
+
+    @property
+    def doubtful(self) -> frozenset[Position]:
+        """Squares the player should check."""
+        return self.prediction.doubtful
+
+
+@dataclass(frozen=True, eq=False)
+class PhotoReport:
+    """Everything read from one photo.
+
+    Attributes
+    ----------
+    kingdoms : list of KingdomReport
+        Left to right, then top to bottom.
+    timings : dict of str to float
+        Seconds spent in each stage of :data:`STAGES`, summed over kingdoms.
+    """
+
+    kingdoms: list[KingdomReport]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def score_photo(
+    image: np.ndarray,
+    rules: Rules | None = None,
+    *,
+    grid: int | None = None,
+    corners: Any = None,
+    model: CellClassifier | None = None,
+    square_px: int = board_module.SQUARE_PX,
+) -> PhotoReport:
+    """Find, read and score every kingdom in a photo.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        BGR photo, upright (EXIF orientation already applied).
+    rules : Rules, optional
+        Scoring rules; the standard rules when omitted.
+    grid : int, optional
+        Force the grid side (5 or 7) instead of measuring it.
+    corners : array-like of shape (4, 2), optional
+        Corners of one kingdom marked by the player; detection is skipped.
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in the rectified board.
+
+    Returns
+    -------
+    PhotoReport
+
+    Raises
+    ------
+    BoardNotFoundError
+        No kingdom in the photo (``GridNotConsistentError`` when tiles were
+        found but no grid fits them).
+    ModelFileError
+        The trained model is missing or broken.
+    """
+    rules = Rules() if rules is None else rules
+    timings = dict.fromkeys(STAGES, 0.0)
+    with _timed(timings, "detect"):
+        locations = find_kingdoms(image, corners=corners, grid=grid)
+    reports = []
+    for location in locations:
+        with _timed(timings, "rectify"):
+            board = rectify(image, location, square_px)
+        with _timed(timings, "classify"):
+            prediction = classify_board(board, location.shape, model)
+        with _timed(timings, "score"):
+            breakdown = score(prediction.kingdom, rules)
+            violations = tileset_violations(prediction.kingdom, rules)
+        warnings = _warnings(location, prediction)
+        reports.append(
+            KingdomReport(location, board, prediction, breakdown, tuple(violations), warnings)
+        )
+    timings["total"] = sum(timings[s] for s in STAGES)
+    return PhotoReport(reports, timings)
+
+
+def score_kingdom(kingdom: Kingdom, rules: Rules | None = None) -> ScoreBreakdown:
+    """Score a kingdom the player corrected or typed in.
+
+    Parameters
+    ----------
+    kingdom : Kingdom
+    rules : Rules, optional
+
+    Returns
+    -------
+    ScoreBreakdown
+    """
+    return score(kingdom, Rules() if rules is None else rules)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] += time.perf_counter() - start
+
+
+def _warnings(location: BoardLocation, prediction: BoardPrediction) -> tuple[str, ...]:
+    notes = []
+    rows, cols = location.shape
+    if rows != cols:
+        notes.append(f"the grid found is {rows}×{cols}, not square: check the corners")
+    if prediction.doubtful:
+        n = len(prediction.doubtful)
+        notes.append(f"{n} square{'s' if n != 1 else ''} read with low confidence: please check")
+    return tuple(notes)
