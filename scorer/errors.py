@@ -41,3 +41,27 @@ class ModelFileError(ScorerError):
     """The trained model file is missing, truncated or does not match its metadata."""
 
     hint = "Restore models/ from the repository (git checkout models/) or retrain: make train."
+
+
+class StoreError(ScorerError):
+    """The saved-games file cannot be used: not a games file, damaged, or from a newer version.
+
+    The file is never overwritten when this is raised.
+    """
+
+    hint = (
+        "The file was left unchanged. Move it aside, or set KINGDOMINO_DB to another file, "
+        "and saved games start afresh there."
+    )
+
+
+class DynastyError(StoreError):
+    """A game cannot join its Dynasty: already three games, other players or other rules."""
+
+    hint = "Use the same players and rules as the Dynasty's first game, or start a new Dynasty."
+
+
+class StoreBusyError(StoreError):
+    """Another window kept the saved-games file busy for too long; nothing was written."""
+
+    hint = "Try again in a moment."

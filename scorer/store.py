@@ -1,0 +1,533 @@
+"""Finished games and running Dynasties, kept in a local SQLite file.
+
+One file holds every saved game: its Dynasty's name, when it was saved, the
+rules, and for each player the name, the kingdom as a text grid, the total
+and whether the kingdom was corrected by hand. Every write is one short
+SQLite transaction in WAL mode, so a crash or a killed process mid-write
+leaves every finished game intact, and two browser tabs saving at once both
+succeed. A file that is not a games file, is damaged, or was written by a
+newer version of the program raises :class:`~scorer.errors.StoreError` and is
+never overwritten.
+
+>>> import tempfile
+>>> from scorer.kingdom import Kingdom
+>>> from scorer.scoring import Rules
+>>> store = GameStore(Path(tempfile.mkdtemp()) / "games.sqlite3")
+>>> game_id = store.save_game(
+...     "Sunday", [("Ann", Kingdom.parse("F1 F0 C")), ("Ben", Kingdom.parse("C M2"))], Rules()
+... )
+>>> [(p.name, p.total) for p in store.games("Sunday")[0].players]
+[('Ann', 2), ('Ben', 2)]
+>>> store.dynasties()
+['Sunday']
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sqlite3
+import typing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+import platformdirs
+
+from scorer.errors import DynastyError, StoreBusyError, StoreError
+from scorer.kingdom import GridParseError, Kingdom
+from scorer.scoring import DYNASTY_GAMES, MAX_PLAYERS, MIN_PLAYERS, Player, Ranking, Rules, rank
+from scorer.scoring import score as score_kingdom
+
+ENV_VAR: Final = "KINGDOMINO_DB"
+"""Environment variable naming the games file; the user's data folder when unset."""
+
+SCHEMA_VERSION: Final = 1
+"""The layout of the games file this program writes (``PRAGMA user_version``)."""
+
+APPLICATION_ID: Final = 0x4B44_4753
+"""Marks a SQLite file as a games file (``PRAGMA application_id``; "KDGS")."""
+
+BUSY_TIMEOUT_MS: Final = 10_000
+"""How long a write waits for another window's write to finish."""
+
+MAX_NAME_LENGTH: Final = 100
+"""Longest player or Dynasty name kept."""
+
+
+class SavedPlayer(NamedTuple):
+    """One player's result in a saved game."""
+
+    name: str
+    kingdom: Kingdom
+    total: int
+    corrected: bool
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A finished game as stored: players in their order at the table."""
+
+    id: int
+    dynasty: str
+    created: datetime
+    rules: Rules
+    players: tuple[SavedPlayer, ...]
+
+
+def default_store_path() -> Path:
+    """The games file: ``$KINGDOMINO_DB`` if set, else ``games.sqlite3`` in the user's data folder.
+
+    Returns
+    -------
+    Path
+        Where :class:`GameStore` keeps games when given no path.
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("kingdomino-scorer")) / "games.sqlite3"
+
+
+class GameStore:
+    """The saved games, in one SQLite file; safe for several windows and processes at once.
+
+    Parameters
+    ----------
+    path : Path, optional
+        The games file; :func:`default_store_path` when omitted. It is created
+        with its folder when missing.
+
+    Raises
+    ------
+    StoreError
+        The file exists but is not a games file, is damaged, or was written by
+        a newer version of the program. The file is left unchanged.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        _open_or_create(self.path)
+
+    def save_game(
+        self,
+        dynasty: str,
+        players: Sequence[tuple[str, Kingdom]],
+        rules: Rules,
+        *,
+        corrected: Sequence[bool] | None = None,
+    ) -> int:
+        """Save a finished game as the next game of ``dynasty``; return its id.
+
+        Parameters
+        ----------
+        dynasty : str
+            The Dynasty's name; a new name starts a new Dynasty.
+        players : sequence of (name, Kingdom)
+            Each player's name and final kingdom, in table order.
+        rules : Rules
+            The options the game was played with; totals are scored with them.
+        corrected : sequence of bool, optional
+            For each player, whether the kingdom was corrected by hand.
+
+        Returns
+        -------
+        int
+            The new game's id.
+
+        Raises
+        ------
+        DynastyError
+            The Dynasty already has its three games, or this game's players or
+            rules differ from its first game's; or the names are empty or repeated.
+        StoreError
+            The file became unusable; nothing was written.
+        """
+        name = _clean_name(dynasty, "the Dynasty")
+        names = [_clean_name(n, "a player") for n, _ in players]
+        flags = [False] * len(players) if corrected is None else [bool(c) for c in corrected]
+        _check_players(names, flags)
+        rules_text = _rules_to_text(rules)
+        rows = [
+            (seat, n, k.format(), score_kingdom(k, rules).total, int(c))
+            for seat, (n, (_, k), c) in enumerate(zip(names, players, flags, strict=True))
+        ]
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._write() as conn:
+            _check_dynasty(conn, name, names, rules_text)
+            cursor = conn.execute(
+                "INSERT INTO games (dynasty, created, rules) VALUES (?, ?, ?)",
+                (name, created, rules_text),
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            conn.executemany(
+                "INSERT INTO players (game_id, seat, name, grid, total, corrected)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(game_id, *row) for row in rows],
+            )
+        return game_id
+
+    def games(self, dynasty: str | None = None) -> list[SavedGame]:
+        """Return the saved games, oldest first; only ``dynasty``'s when given.
+
+        Raises
+        ------
+        StoreError
+            A stored game cannot be read back (the file was edited or damaged).
+        """
+        where, args = ("", ()) if dynasty is None else ("WHERE dynasty = ?", (_norm(dynasty),))
+        with self._read() as conn:
+            games = conn.execute(
+                f"SELECT id, dynasty, created, rules FROM games {where} ORDER BY id", args
+            ).fetchall()
+            players = conn.execute(
+                "SELECT game_id, name, grid, total, corrected FROM players"
+                f" WHERE game_id IN (SELECT id FROM games {where}) ORDER BY game_id, seat",
+                args,
+            ).fetchall()
+        by_game: dict[int, list[SavedPlayer]] = {}
+        for game_id, name, grid, total, corrected in players:
+            by_game.setdefault(game_id, []).append(
+                SavedPlayer(name, _parse_grid(grid, game_id, name), int(total), bool(corrected))
+            )
+        return [
+            SavedGame(
+                id=game_id,
+                dynasty=name,
+                created=_parse_time(created, game_id),
+                rules=_rules_from_text(rules_text, game_id),
+                players=tuple(by_game.get(game_id, ())),
+            )
+            for game_id, name, created, rules_text in games
+        ]
+
+    def dynasties(self) -> list[str]:
+        """Return the names of the Dynasties with saved games, the most recently played first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT dynasty FROM games GROUP BY dynasty ORDER BY MAX(id) DESC"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_game(self, game_id: int) -> None:
+        """Delete one saved game; deleting a game that is already gone does nothing."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM players WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+
+    def dynasty_players(self, dynasty: str) -> list[Player]:
+        """Return each player of ``dynasty`` with their kingdoms in game order.
+
+        Parameters
+        ----------
+        dynasty : str
+            The Dynasty's name.
+
+        Returns
+        -------
+        list of Player
+            In the seat order of the first game; one kingdom per game played so far.
+        """
+        kingdoms: dict[str, list[Kingdom]] = {}
+        for game in self.games(dynasty):
+            for player in game.players:
+                kingdoms.setdefault(player.name, []).append(player.kingdom)
+        return [Player(name, tuple(ks)) for name, ks in kingdoms.items()]
+
+    def dynasty_standings(self, dynasty: str) -> Ranking:
+        """Rank the players of a finished Dynasty over its three games.
+
+        Raises
+        ------
+        DynastyError
+            The Dynasty does not have its three games yet (or has none).
+        """
+        games = self.games(dynasty)
+        if len(games) != DYNASTY_GAMES:
+            raise DynastyError(
+                f"Dynasty {dynasty!r} has {len(games)} of its {DYNASTY_GAMES} games; "
+                "the standings come after the last one"
+            )
+        return rank(self.dynasty_players(dynasty), games[0].rules)
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same saved games."""
+        with _errors_as_store_errors(self.path), closing(_connect(self.path)) as conn:
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.rollback()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction: all of it is saved, or none of it."""
+        with _errors_as_store_errors(self.path), closing(_connect(self.path)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.execute("COMMIT")
+
+
+# --------------------------------------------------------------------------- the file
+
+_SCHEMA: Final = (
+    """CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dynasty TEXT NOT NULL,
+        created TEXT NOT NULL,
+        rules TEXT NOT NULL
+    )""",
+    "CREATE INDEX games_by_dynasty ON games (dynasty, id)",
+    """CREATE TABLE players (
+        game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        grid TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        corrected INTEGER NOT NULL CHECK (corrected IN (0, 1)),
+        PRIMARY KEY (game_id, seat)
+    )""",
+)
+_TABLES: Final = frozenset({"games", "players"})
+_SQLITE_MAGIC: Final = b"SQLite format 3\x00"
+
+
+def _open_or_create(path: Path) -> None:
+    """Check an existing file without writing to it, then create the tables if it is new."""
+    if path.is_dir():
+        raise StoreError(f"the games file {path} is a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StoreError(f"cannot create the folder for the games file {path}: {err}") from None
+    if path.exists():
+        _check_existing(path)
+    with _errors_as_store_errors(path), closing(_raw_connect(path)) as conn:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":  # pragma: no cover - e.g. a file system without locks
+            conn.execute("PRAGMA journal_mode = DELETE")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                _refuse_foreign(conn, path)
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.execute("COMMIT")
+    _check_version(path, version if version else SCHEMA_VERSION)
+
+
+def _check_existing(path: Path) -> None:
+    """Refuse a file that is not ours, damaged or newer; read-only, so it is never changed."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except OSError as err:
+        raise StoreError(f"cannot read the games file {path}: {err.strerror}") from None
+    if not head:
+        return  # an empty file: a new store
+    if head != _SQLITE_MAGIC:
+        raise StoreError(f"{path} is not a games file (it is not an SQLite database)")
+    with _errors_as_store_errors(path), closing(_read_only_connect(path)) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id not in (0, APPLICATION_ID):
+            raise StoreError(f"{path} is not a games file (it belongs to another program)")
+        _check_version(path, version)
+        if version == 0:
+            _refuse_foreign(conn, path)
+            return
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise StoreError(f"the games file {path} is damaged: {problems[0]}")
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if not _TABLES.issubset(tables):
+            raise StoreError(f"the games file {path} is damaged: tables are missing")
+
+
+def _check_version(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"the games file {path} was written by a newer version of this program "
+            f"(file version {version}, this program reads up to {SCHEMA_VERSION}); "
+            "update the program to open it"
+        )
+
+
+def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
+    names = [row[0] for row in conn.execute("SELECT name FROM sqlite_master LIMIT 3")]
+    if names:
+        raise StoreError(
+            f"{path} is not a games file (it is another program's database, "
+            f"with tables such as {', '.join(names)})"
+        )
+
+
+def _raw_connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def _read_only_connect(path: Path) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection to a checked games file, refusing it if it changed version meanwhile."""
+    if not path.exists():
+        raise StoreError(f"the games file {path} has disappeared")
+    conn = _raw_connect(path)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        conn.close()
+        _check_version(path, version)
+        raise StoreError(f"the games file {path} is damaged: its version is {version}")
+    return conn
+
+
+@contextmanager
+def _errors_as_store_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        if "locked" in str(err) or "busy" in str(err):
+            raise StoreBusyError(
+                f"the games file {path} is busy (another window is saving); nothing was written"
+            ) from None
+        raise StoreError(f"the games file {path} cannot be used: {err}") from None
+    except sqlite3.DatabaseError as err:
+        raise StoreError(f"the games file {path} is damaged or not a games file: {err}") from None
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _norm(name: str) -> str:
+    """A name with its spaces tidied: no leading, trailing or repeated spaces."""
+    return " ".join(str(name).split())
+
+
+def _clean_name(name: str, what: str) -> str:
+    cleaned = _norm(name)
+    if not cleaned:
+        raise DynastyError(f"{what} needs a name")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise DynastyError(f"{what}'s name is longer than {MAX_NAME_LENGTH} characters")
+    return cleaned
+
+
+def _check_players(names: list[str], corrected: list[bool]) -> None:
+    if len(corrected) != len(names):
+        raise ValueError(f"corrected has {len(corrected)} flags for {len(names)} players")
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise DynastyError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DynastyError(
+            f"two players are both named {repeated[0]!r}; give each player a different name"
+        )
+
+
+def _check_dynasty(conn: sqlite3.Connection, dynasty: str, names: list[str], rules: str) -> None:
+    """Refuse a game that cannot join the Dynasty; run inside the write transaction."""
+    first = conn.execute(
+        "SELECT id, rules, (SELECT COUNT(*) FROM games WHERE dynasty = ?)"
+        " FROM games WHERE dynasty = ? ORDER BY id LIMIT 1",
+        (dynasty, dynasty),
+    ).fetchone()
+    if first is None:
+        return
+    first_id, first_rules, count = first
+    if count >= DYNASTY_GAMES:
+        raise DynastyError(
+            f"Dynasty {dynasty!r} already has its {DYNASTY_GAMES} games; start a new Dynasty"
+        )
+    players = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM players WHERE game_id = ? ORDER BY seat", (first_id,)
+        )
+    ]
+    if sorted(players) != sorted(names):
+        raise DynastyError(
+            f"Dynasty {dynasty!r} is played by {', '.join(players)}; "
+            f"this game has {', '.join(names)}"
+        )
+    before, now = json.loads(first_rules), json.loads(rules)
+    changed = sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
+    if changed:
+        raise DynastyError(
+            f"Dynasty {dynasty!r} is played with {_describe_rules(before, changed)}; "
+            f"this game has {_describe_rules(now, changed)}"
+        )
+
+
+def _describe_rules(values: dict[str, Any], keys: list[str]) -> str:
+    """Rules in words: ``harmony off, tiebreak crowns-first``."""
+    words = {True: "on", False: "off", None: "not set"}
+    return ", ".join(
+        f"{k.replace('_', ' ')} {words.get(values.get(k), values.get(k))}" for k in keys
+    )
+
+
+def _rules_to_text(rules: Rules) -> str:
+    values: dict[str, Any] = {}
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        values[f.name] = value.value if isinstance(value, enum.Enum) else value
+    return json.dumps(values, sort_keys=True)
+
+
+def _rules_from_text(text: str, game_id: int) -> Rules:
+    """Rebuild the rules; options unknown to this version are ignored, missing ones default."""
+    try:
+        values = json.loads(text)
+        hints = typing.get_type_hints(Rules)
+        kwargs: dict[str, Any] = {}
+        for f in fields(Rules):
+            if f.name not in values:
+                continue
+            hint = hints[f.name]
+            value = values[f.name]
+            is_enum = isinstance(hint, type) and issubclass(hint, enum.Enum)
+            kwargs[f.name] = hint(value) if is_enum else value
+        return Rules(**kwargs)
+    except (ValueError, TypeError, AttributeError) as err:
+        raise StoreError(f"saved game {game_id} has unreadable rules: {err}") from None
+
+
+def _parse_grid(text: str, game_id: int, name: str) -> Kingdom:
+    try:
+        return Kingdom.parse(text)
+    except GridParseError as err:
+        raise StoreError(
+            f"saved game {game_id} has an unreadable kingdom for {name}: {err}"
+        ) from None
+
+
+def _parse_time(text: str, game_id: int) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise StoreError(f"saved game {game_id} has an unreadable date: {text!r}") from None
