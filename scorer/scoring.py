@@ -21,10 +21,11 @@ The grid side
 Harmony, Middle Kingdom and the tile-set check need the side of the square
 the kingdom is played in. By default it is :attr:`Kingdom.side`: 7 when the
 grid is wider or taller than 5 (Mighty Duel), else 5. A Mighty Duel kingdom
-whose squares happen to fit in 5×5 cannot be told from a normal one, so
-:attr:`Rules.side` forces the side; it may not be smaller than the grid's
-filled extent allows, or the kingdom is simply reported as breaking the limit
-by :func:`tileset_violations`.
+whose squares happen to fit in 5×5 (an unfinished game, or a photo cropped
+to the filled part) cannot be told from a normal one, so :attr:`Rules.side`
+forces the side. Forcing 5 on a grid whose filled squares span more than 5
+rows or columns scores it as usual; :func:`tileset_violations` then reports
+the squares outside the 5×5 square and the surplus of squares.
 """
 
 from __future__ import annotations
