@@ -80,7 +80,7 @@ class Outline:
     kingdom's top-left square; ``shape`` is ``(rows, columns)``.
     """
 
-    corners: Sequence[Sequence[float]]
+    corners: Sequence[Sequence[float]] | NDArray[Any]
     shape: tuple[int, int]
     caption: str = ""
 

@@ -1,0 +1,195 @@
+"""The scoring page, driven headless with Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scorer.kingdom import Kingdom
+from scorer.scoring import Rules, score
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+SAMPLE = ROOT / "sample_images" / "sample_board.jpg"
+
+ANNA = "F1 F0 F0\nF0 C W0"  # forest 4 squares × 1 crown = 4, wheat 1 × 0
+BEN = "M2 M0 C\nS0 S0 ."  # mine 2 × 2 = 4, swamp 2 × 0
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test gets its own games file and no sample photo unless it asks for one."""
+    monkeypatch.setenv("KINGDOMINO_DB", str(tmp_path / "games.sqlite3"))
+    monkeypatch.setenv("KINGDOMINO_SAMPLE", "")
+    yield
+
+
+def _app(timeout: float = 30) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    return at
+
+
+def _typed(text: str, **state: object) -> AppTest:
+    at = _app()
+    at.session_state["typed_grids"] = text
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def _texts(elements: object) -> list[str]:
+    return [str(e.value) for e in elements]  # type: ignore[attr-defined]
+
+
+def test_typed_kingdom_is_scored_without_errors() -> None:
+    at = _typed(ANNA)
+    assert not at.exception
+    assert not at.error
+    assert [m.value for m in at.metric] == [str(score(Kingdom.parse(ANNA)).total)]
+
+
+def test_tie_between_two_typed_kingdoms_shows_the_explanation() -> None:
+    assert score(Kingdom.parse(ANNA)).total == score(Kingdom.parse(BEN)).total
+    at = _typed(f"{ANNA}\n\n{BEN}")
+    assert not at.exception
+    infos = " ".join(_texts(at.info))
+    assert "Player 1 and Player 2 both scored 4" in infos
+    assert "Step 2 (largest property)" in infos
+    assert "Player 1's largest property has 4 squares" in infos
+    ranking = at.dataframe[0].value
+    assert list(ranking["Player"]) == ["Player 1", "Player 2"]
+    assert list(ranking["Place"]) == [1, 2]
+    assert "Player 1" in " ".join(_texts(at.success))
+
+
+def test_house_rule_is_named_and_changes_the_tie_break() -> None:
+    at = _typed(f"{ANNA}\n\n{BEN}", crowns_first=True)
+    assert not at.exception
+    page = " ".join(_texts(at.warning) + _texts(at.caption) + _texts(at.info))
+    assert "House rule" in page and "crowns before largest property" in page
+    # Crowns first: Player 2 has 2 crowns against Player 1's 1.
+    assert list(at.dataframe[0].value["Player"]) == ["Player 2", "Player 1"]
+
+
+def test_player_names_appear_in_the_ranking() -> None:
+    at = _typed(f"{ANNA}\n\n{BEN}", **{"name-typed-1": "Anna", "name-typed-2": "Ben"})
+    assert list(at.dataframe[0].value["Player"]) == ["Anna", "Ben"]
+
+
+def test_corrected_square_changes_the_total_and_marks_the_kingdom() -> None:
+    at = _typed(ANNA)
+    before = int(at.metric[0].value)
+    # The wheat square beside the castle (row 2, column 3) gets a crown.
+    at.session_state["editor-typed-1-0"] = {
+        "edited_rows": {1: {"3": "W1"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    corrected = Kingdom.parse("F1 F0 F0\nF0 C W1")
+    after = int(at.metric[0].value)
+    assert after == score(corrected).total != before
+    assert any("corrected by hand" in m for m in _texts(at.markdown))
+
+
+def test_correction_that_breaks_the_kingdom_is_refused_with_a_message() -> None:
+    at = _typed(ANNA)
+    at.session_state["editor-typed-1-0"] = {
+        "edited_rows": {0: {"1": "C"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    assert any("not a kingdom" in e for e in _texts(at.error))
+    assert int(at.metric[0].value) == score(Kingdom.parse(ANNA)).total
+
+
+def test_bad_typed_grid_names_the_line_and_square() -> None:
+    at = _typed(f"{ANNA}\n\nM2 X9 C")
+    assert not at.exception
+    errors = " ".join(_texts(at.error))
+    assert "Typed grid 2" in errors and "line 4" in errors and "'X9'" in errors
+    assert len(at.metric) == 1
+
+
+def test_bonuses_follow_the_sidebar() -> None:
+    full = "\n".join(["F1 F0 F0 F0 F0"] * 2 + ["W0 W0 C W0 W0"] + ["L0 L0 L0 L0 L0"] * 2)
+    at = _typed(full, harmony=True, middle_kingdom=True)
+    expected = score(Kingdom.parse(full), Rules(harmony=True, middle_kingdom=True)).total
+    assert int(at.metric[0].value) == expected == 10 * 2 + 5 + 10
+
+
+def test_corrupt_upload_shows_an_error_and_no_exception() -> None:
+    at = _app().run()
+    at.file_uploader(key="uploads").upload(
+        "kingdom.jpg", b"\xff\xd8\xff\xe0 not really", "image/jpeg"
+    )
+    at.run()
+    assert not at.exception
+    errors = _texts(at.error)
+    assert errors, "a corrupt photo must say what is wrong"
+    assert "Traceback" not in " ".join(errors)
+    assert any("Next step" in i for i in _texts(at.info))
+
+
+def test_text_file_uploaded_as_a_photo_is_refused_politely() -> None:
+    at = _app().run()
+    at.file_uploader(key="uploads").upload("notes.png", b"G0 L0 F1\nW1 C F0\n", "image/png")
+    at.run()
+    assert not at.exception
+    assert any("not an image" in e for e in _texts(at.error))
+
+
+def test_game_is_saved_to_the_dynasty_and_can_be_deleted() -> None:
+    at = _typed(f"{ANNA}\n\n{BEN}")
+    at.button(key="save_game").click().run()
+    assert not at.exception
+    assert any("Saved as game" in s for s in _texts(at.success))
+    assert any("Player 1 4" in m and "Player 2 4" in m for m in _texts(at.markdown))
+    # A fresh page (a reload) still lists the game.
+    again = _typed(f"{ANNA}\n\n{BEN}")
+    game_buttons = [b for b in again.button if str(b.key).startswith("delete-game-")]
+    assert len(game_buttons) == 1
+    game_buttons[0].click().run()
+    assert not again.exception
+    assert not [b for b in again.button if str(b.key).startswith("delete-game-")]
+
+
+def test_three_games_rank_the_dynasty() -> None:
+    at = _typed(f"{ANNA}\n\n{BEN}")
+    for _ in range(3):
+        at.button(key="save_game").click().run()
+    assert not at.exception
+    page = " ".join(_texts(at.markdown) + _texts(at.success))
+    assert "Dynasty ranking" in page
+    assert "wins the Dynasty with 12" in page
+    # A fourth game is refused with the reason, not a crash.
+    at.button(key="save_game").click().run()
+    assert not at.exception
+    assert any("already has its 3 games" in e for e in _texts(at.error))
+
+
+def test_downloads_are_offered() -> None:
+    at = _typed(f"{ANNA}\n\n{BEN}")
+    keys = {b.key for b in at.get("download_button")}
+    assert {"download-json", "download-csv", "download-png"} <= keys
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("scorer.pipeline") is None or not SAMPLE.is_file(),
+    reason="needs scorer/pipeline.py, the trained model and sample_images/sample_board.jpg",
+)
+def test_sample_photo_loads_and_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KINGDOMINO_SAMPLE", str(SAMPLE))
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    assert not at.exception
+    assert not at.error, _texts(at.error)
+    assert at.metric, "the sample kingdom is scored"
+    assert all(int(m.value) >= 0 for m in at.metric)
+    assert any("sample" in i for i in _texts(at.info))
