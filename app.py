@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from scorer import render
 from scorer.classify import CellClassifier, load_model
-from scorer.errors import ScorerError
+from scorer.errors import BoardNotFoundError, ScorerError
 from scorer.export import PlayerResult, results_csv, results_json
 from scorer.imageio import load_image
 from scorer.kingdom import (
@@ -58,16 +58,16 @@ from scorer.scoring import (
 from scorer.store import GameStore
 
 APP_DIR: Final = Path(__file__).resolve().parent
+# Environment variable naming the sample photo shown on first run.
 SAMPLE_ENV: Final = "KINGDOMINO_SAMPLE"
-"""Environment variable naming the sample photo shown on first run."""
 
 DEFAULT_SAMPLE: Final = APP_DIR / "sample_images" / "sample_board.jpg"
 PHOTO_TYPES: Final = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
+# Every square value a player can pick when correcting: W0 … M3, C and .
 TOKENS: Final = [c.token for c in ALL_CELLS]
-"""Every square value a player can pick when correcting: W0 … M3, C and ."""
 
+# Longest side, in pixels, of the photos drawn on the page.
 PREVIEW_SIDE: Final = 1400
-"""Longest side, in pixels, of the photos drawn on the page."""
 
 TERRAIN_ICONS: Final = {
     Terrain.WHEAT: "🌾",
@@ -110,6 +110,8 @@ class Problem:
     kind: str
     message: str
     hint: str = ""
+    corners_help: bool = False
+    """True when marking the kingdom's corners by hand can get past it."""
 
 
 @dataclass(frozen=True)
@@ -348,7 +350,7 @@ def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundK
         with st.container(border=True):
             st.markdown(f"**{photo.name}**")
             show_problem(analysis.problem)
-            if analysis.preview is not None:
+            if analysis.preview is not None and analysis.problem.corners_help:
                 corners_ui(photo, analysis, open_now=True)
         return [], analysis
     if analysis.timings:
@@ -498,8 +500,10 @@ def kingdom_ui(
             "Player", value=f"Player {index + 1}", key=f"name-{found.key}", max_chars=40
         )
         name = (name or "").strip() or f"Player {index + 1}"
-        head.caption(f"From {found.source}")
-        photo_col, kingdom_col = st.columns(2)
+        head.caption(
+            f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
+        )
+        left, right = st.columns(2)
         with st.expander("✏️ Correct squares", expanded=False):
             kingdom = correction_ui(found)
         breakdown = score(kingdom, rules)
@@ -508,11 +512,17 @@ def kingdom_ui(
         total_box.metric("Total", breakdown.total)
         if entry.corrected:
             total_box.markdown(":blue-badge[✏️ corrected by hand]")
-        with photo_col:
-            _photo_picture(found, source)
-        with kingdom_col:
-            _kingdom_picture(entry)
-        _breakdown_ui(entry, rules)
+        if found.photo_key is not None and source is not None:
+            with left:
+                _photo_picture(found, source)
+            with right:
+                _kingdom_picture(entry)
+            _breakdown_ui(entry, rules)
+        else:
+            with left:
+                _kingdom_picture(entry)
+            with right:
+                _breakdown_ui(entry, rules, narrow=True)
     return entry
 
 
@@ -580,10 +590,9 @@ def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: 
     st.session_state.pop(f"selected-{found.key}", None)
 
 
-def _photo_picture(found: FoundKingdom, source: tuple[Photo, Analysis] | None) -> None:
-    photo, analysis = source if source is not None else (None, None)
-    if photo is None or analysis is None or analysis.preview is None or found.corners is None:
-        st.markdown("⌨️ Typed by hand")
+def _photo_picture(found: FoundKingdom, source: tuple[Photo, Analysis]) -> None:
+    photo, analysis = source
+    if analysis.preview is None or found.corners is None:
         return
     outlines = [render.Outline(found.corners, found.kingdom.shape, "this kingdom")]
     outlines += [
@@ -620,7 +629,7 @@ def _kingdom_picture(entry: Entry) -> None:
     click = streamlit_image_coordinates(
         render.to_rgb(picture),
         key=f"pick-{found.key}-{st.session_state.get(f'version-{found.key}', 0)}",
-        use_column_width="always",
+        use_column_width="auto",
         cursor="pointer",
     )
     st.caption("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
@@ -653,7 +662,7 @@ def _kingdom_picture(entry: Entry) -> None:
         st.error(f"That change would not make a kingdom: {error}.")
 
 
-def _breakdown_ui(entry: Entry, rules: Rules) -> None:
+def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     b = entry.breakdown
     rows = [
         {
@@ -681,7 +690,7 @@ def _breakdown_ui(entry: Entry, rules: Rules) -> None:
             + ")"
         )
     lines.append(f"Total: **{b.total}**")
-    table_col, sums_col = st.columns([3, 1])
+    table_col, sums_col = (st.container(), st.container()) if narrow else st.columns([3, 1])
     with table_col:
         if rows:
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -689,7 +698,10 @@ def _breakdown_ui(entry: Entry, rules: Rules) -> None:
             st.caption("No properties.")
     with sums_col:
         st.markdown("  \n".join(lines))
-        st.caption(f"Largest property {b.largest_property} squares · {b.crowns} crowns")
+        st.caption(
+            f"Largest property: {_plural(b.largest_property, 'square')} · "
+            f"{_plural(b.crowns, 'crown')}"
+        )
     doubtful = set(entry.found.doubtful) - entry.edited
     if doubtful:
         st.warning(
@@ -880,7 +892,9 @@ def show_problem(problem: Problem) -> None:
 
 
 def _problem(err: ScorerError) -> Problem:
-    return Problem(type(err).__name__, str(err) or type(err).__name__, err.hint)
+    message = str(err) or type(err).__name__
+    message = message[0].upper() + message[1:]
+    return Problem(type(err).__name__, message, err.hint, isinstance(err, BoardNotFoundError))
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
@@ -899,6 +913,10 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     if current:
         blocks.append((start, "\n".join(current)))
     return blocks
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _inside(pos: Position, shape: tuple[int, int]) -> bool:

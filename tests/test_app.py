@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -181,11 +180,8 @@ def test_downloads_are_offered() -> None:
     assert {"download-json", "download-csv", "download-png"} <= keys
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("scorer.pipeline") is None or not SAMPLE.is_file(),
-    reason="needs scorer/pipeline.py, the trained model and sample_images/sample_board.jpg",
-)
 def test_sample_photo_loads_and_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    _needs_model_and_sample()
     monkeypatch.setenv("KINGDOMINO_SAMPLE", str(SAMPLE))
     at = AppTest.from_file(str(APP), default_timeout=120).run()
     assert not at.exception
@@ -193,3 +189,15 @@ def test_sample_photo_loads_and_scores(monkeypatch: pytest.MonkeyPatch) -> None:
     assert at.metric, "the sample kingdom is scored"
     assert all(int(m.value) >= 0 for m in at.metric)
     assert any("sample" in i for i in _texts(at.info))
+
+
+def _needs_model_and_sample() -> None:
+    if not SAMPLE.is_file():
+        pytest.skip(f"no sample photo at {SAMPLE}")
+    from scorer.classify import default_model
+    from scorer.errors import ModelFileError
+
+    try:
+        default_model()
+    except ModelFileError as err:
+        pytest.skip(f"no trained model: {err}")

@@ -1,0 +1,178 @@
+"""The page in a real browser: headless Chromium from the system's packages, driven by Playwright.
+
+The app runs as a real Streamlit server on a free port. Screenshots go to
+``tests/artifacts/`` (ignored by git). Tests skip, with the reason, when
+Chromium is not installed at ``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scorer.kingdom import Kingdom
+from scorer.scoring import Rules, score
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+SAMPLE = ROOT / "sample_images" / "sample_board.jpg"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+START_TIMEOUT_S = 60
+SCORE_TIMEOUT_MS = 120_000
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"Chromium not found at {CHROMIUM}: install it with apt-get install chromium",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Streamlit server running the app on a free port, with its own games file."""
+    port = _free_port()
+    env = dict(os.environ)
+    env["KINGDOMINO_DB"] = str(tmp_path_factory.mktemp("db") / "games.sqlite3")
+    env["KINGDOMINO_SAMPLE"] = ""
+    streamlit = Path(sys.executable).with_name("streamlit")
+    log = (tmp_path_factory.mktemp("log") / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [
+            str(streamlit),
+            "run",
+            str(ROOT / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture()
+def page(server: str) -> Iterator[object]:
+    """A fresh browser tab on the app."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1280, "height": 2600})
+        tab.goto(server)
+        tab.get_by_text("Kingdomino score").first.wait_for(timeout=30_000)
+        yield tab
+        browser.close()
+
+
+def test_typed_kingdoms_are_ranked_with_the_tie_explained(page: object) -> None:
+    anna, ben = "F1 F0 F0\nF0 C W0", "M2 M0 C\nS0 S0 ."
+    assert score(Kingdom.parse(anna)).total == score(Kingdom.parse(ben)).total == 4
+    tab: sync_api.Page = page  # type: ignore[assignment]
+    tab.get_by_text("Type or paste kingdoms as text grids").click()
+    box = tab.get_by_label("Grids")
+    box.fill(f"{anna}\n\n{ben}")
+    box.press("Control+Enter")
+    explanation = tab.get_by_text(re.compile("Step 2 \\(largest property\\)"))
+    explanation.wait_for(timeout=30_000)
+    assert "Player 1 and Player 2 both scored 4" in explanation.inner_text()
+    assert _metric_values(tab) == [4, 4]
+    _screenshot(tab, "browser-typed.png")
+
+
+@pytest.mark.slow
+def test_uploaded_sample_photo_is_scored(page: object) -> None:
+    if not SAMPLE.is_file():
+        pytest.skip(f"no sample photo at {SAMPLE}")
+    from scorer.classify import default_model
+    from scorer.errors import ModelFileError
+    from scorer.imageio import load_image
+    from scorer.pipeline import score_photo
+
+    try:
+        default_model()
+    except ModelFileError as err:
+        pytest.skip(f"no trained model: {err}")
+    expected = score_photo(load_image(SAMPLE), Rules(side=5), grid=5).kingdoms[0].score.total
+
+    tab: sync_api.Page = page  # type: ignore[assignment]
+    tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
+    tab.get_by_text("Found in the photo").first.wait_for(timeout=SCORE_TIMEOUT_MS)
+    tab.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=stMetricValue]').length > 0",
+        timeout=SCORE_TIMEOUT_MS,
+    )
+    assert _metric_values(tab) == [expected]
+    assert tab.get_by_text(f"scores {expected}").count() >= 1
+    _screenshot(tab, "browser-sample.png")
+
+
+def _metric_values(tab: sync_api.Page) -> list[int]:
+    texts = tab.locator("[data-testid=stMetricValue]").all_inner_texts()
+    return [int(t.strip()) for t in texts]
+
+
+def _screenshot(tab: sync_api.Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.wait_for_timeout(500)
+    tab.screenshot(path=str(ARTIFACTS / name))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise RuntimeError(f"streamlit did not answer at {url} within {START_TIMEOUT_S} s")
