@@ -318,7 +318,7 @@ _MAGIC: Final[tuple[tuple[str, Callable[[bytes], bool]], ...]] = (
     ("HEIF", lambda d: _ftyp_brand(d) in _HEIF_BRANDS),
     ("AVIF", lambda d: _ftyp_brand(d) in _AVIF_BRANDS),
     ("GIF", lambda d: d[:6] in (b"GIF87a", b"GIF89a")),
-    ("BMP", lambda d: d[:2] == b"BM" and len(d) >= 26),
+    ("BMP", lambda d: d[:2] == b"BM" and len(d) >= 6 and not _looks_like_text(d[:64])),
     ("TIFF", lambda d: d[:4] in (b"II*\x00", b"MM\x00*")),
     ("PDF", lambda d: d[:5] == b"%PDF-"),
     ("ZIP", lambda d: d[:4] == b"PK\x03\x04"),
@@ -410,9 +410,29 @@ def _ends_early(kind: str, data: bytes, err: Exception) -> bool:
         return declared + 8 > len(data)
     if kind == "PNG":
         return b"IEND" not in data[-12:]
+    if kind == "BMP" and len(data) >= 6:
+        declared = int.from_bytes(data[2:6], "little")
+        return declared > len(data)
+    if kind in ("HEIF", "AVIF"):
+        return _boxes_end_early(data)
     if kind == "JPEG":
         return b"\xff\xd9" not in data[-64:]
     return False
+
+
+def _boxes_end_early(data: bytes) -> bool:
+    """Whether the top-level boxes of an ISO media file (HEIF, AVIF) run past its end."""
+    offset = 0
+    while offset + 8 <= len(data):
+        size = int.from_bytes(data[offset : offset + 4], "big")
+        if size == 1 and offset + 16 <= len(data):  # a 64-bit size follows the type
+            size = int.from_bytes(data[offset + 8 : offset + 16], "big")
+        elif size == 0:  # the box runs to the end of the file
+            return False
+        if size < 8:
+            return False  # not a box size at all: damaged, not short
+        offset += size
+    return offset != len(data)
 
 
 # --------------------------------------------------------------------------- pixels
