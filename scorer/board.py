@@ -105,15 +105,18 @@ def find_kingdoms(
         return [_to_original(location, scale)]
 
     mask, found_any = _tile_mask(work)
-    quads = _candidate_quads(mask)
-    locations = [
-        loc for q in quads if (loc := _locate(work, q, grid=grid, require_grid=True)) is not None
-    ]
+    areas = _candidate_quads(mask)
+    locations = []
+    for quads in areas:
+        tried = [_locate(work, q, grid=grid, require_grid=False) for q in quads]
+        best = max((loc for loc in tried if loc is not None), key=lambda loc: loc.score)
+        if grid is not None or best.score >= _MIN_SEAM_SCORE:
+            locations.append(best)
     if not locations:
         whole = _whole_image(work, grid)
         if whole is not None:
             locations = [whole]
-        elif quads:
+        elif areas:
             raise GridNotConsistentError(
                 "found tiles but no consistent grid: the seams between the squares do not "
                 "line up into equal squares"
@@ -290,18 +293,22 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, bool]:
     for c in centres:
         d = np.sqrt((((lab - c) * weight) ** 2).sum(axis=2))
         dist = np.minimum(dist, d)
-    mask = (dist > 18.0).astype(np.uint8) * 255
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    glare = (lab[..., 0] > 88) & (chroma < 12)
+    mask = ((dist > 18.0) & ~glare).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
     return mask, found_any
 
 
-def _candidate_quads(mask: np.ndarray) -> list[np.ndarray]:
+def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
+    """Possible outlines of each kingdom-sized area of tiles: a few quads per area."""
     h, w = mask.shape
-    small_k = max(3, round(min(h, w) / 200) | 1)
+    side = max(h, w)
+    open_k = max(3, round(side / 130) | 1)
     clean = cv2.morphologyEx(
-        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (small_k, small_k))
+        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (open_k, open_k))
     )
-    close_k = max(5, round(min(h, w) / 45) | 1)
+    close_k = max(5, round(side / 45) | 1)
     clean = cv2.morphologyEx(
         clean, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
     )
@@ -311,7 +318,7 @@ def _candidate_quads(mask: np.ndarray) -> list[np.ndarray]:
     if not big:
         return []
     largest = max(cv2.contourArea(c) for c in big)
-    quads = []
+    areas = []
     for contour in big:
         area = cv2.contourArea(contour)
         if area < 0.2 * largest:
@@ -319,12 +326,32 @@ def _candidate_quads(mask: np.ndarray) -> list[np.ndarray]:
         if _touches_border(contour, w, h):
             continue
         hull = cv2.convexHull(contour)
-        if area / max(cv2.contourArea(hull), 1.0) < 0.6:
+        if area / max(cv2.contourArea(hull), 1.0) < 0.55:
             continue
-        quad = _quad_from_hull(hull)
-        if quad is not None:
-            quads.append(quad)
-    return quads
+        quads = []
+        for quad in (_quad_from_hull(hull), _quad_from_poly(hull), _quad_from_rect(contour)):
+            if quad is not None and not any(np.abs(quad - q).max() < 2 for q in quads):
+                quads.append(quad)
+        if quads:
+            areas.append(quads)
+    return areas
+
+
+def _quad_from_poly(hull: np.ndarray) -> np.ndarray | None:
+    """The hull simplified until four corners remain."""
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.03, 0.05, 0.08, 0.12):
+        poly = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(poly) == 4:
+            return order_corners(poly.reshape(4, 2).astype(np.float64))
+        if len(poly) < 4:
+            return None
+    return None
+
+
+def _quad_from_rect(contour: np.ndarray) -> np.ndarray:
+    """The smallest rotated rectangle around the area."""
+    return order_corners(cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float64))
 
 
 def _touches_border(contour: np.ndarray, w: int, h: int) -> bool:

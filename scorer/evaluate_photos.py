@@ -30,7 +30,6 @@ import numpy as np
 from scorer.board import BoardLocation, find_kingdoms, rectify
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.imageio import load_image
 from scorer.kingdom import Kingdom
 from scorer.synth import Scene, make_scene
 
@@ -184,7 +183,7 @@ def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str,
     out: dict[str, Any] = {"photos": {}}
     overlays.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.glob("*.jpg")):
-        image = load_image(path)
+        image = _read_photo(path)
         entry: dict[str, Any]
         try:
             locations = find_kingdoms(image)
@@ -295,6 +294,13 @@ def _original_accuracy(
         correct += best_rotation_matches(kingdom, b.kingdom)
         total += b.kingdom.height * b.kingdom.width
     return round(100 * correct / max(total, 1), 2)
+
+
+def _read_photo(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"cannot read {path}")
+    return np.asarray(image, dtype=np.uint8)
 
 
 def _mean_side(corners: np.ndarray) -> float:
