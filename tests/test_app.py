@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
+import cv2
+import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from scorer.errors import BoardNotFoundError
 from scorer.kingdom import Kingdom
 from scorer.scoring import Rules, score
 
@@ -201,3 +209,85 @@ def _needs_model_and_sample() -> None:
         default_model()
     except ModelFileError as err:
         pytest.skip(f"no trained model: {err}")
+
+
+# --- the photo path, with the recogniser replaced by a stand-in ------------------------------
+
+PHOTO_GRID = "F1 F0 L0\nF0 C L1\nW0 W0 M2"
+
+
+def _png(width: int = 320, height: int = 240) -> bytes:
+    image = np.full((height, width, 3), 90, np.uint8)
+    image[40:200, 80:240] = (40, 160, 60)
+    ok, buf = cv2.imencode(".png", image)
+    assert ok
+    return buf.tobytes()
+
+
+def _fake_report(kingdom: Kingdom, corners: list[list[float]]) -> SimpleNamespace:
+    item = SimpleNamespace(
+        kingdom=kingdom,
+        board=np.full((300, 300, 3), 128, np.uint8),
+        corners=corners,
+        doubtful=frozenset({(0, 0)}),
+        score=score(kingdom),
+    )
+    return SimpleNamespace(kingdoms=[item], timings={"detect": 0.1, "classify": 0.2})
+
+
+@pytest.fixture()
+def fake_recogniser(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Replace the photo recogniser: no board without corners, one kingdom with them."""
+    calls: list[object] = []
+
+    def score_photo(image: np.ndarray, rules: Rules, **kw: object) -> SimpleNamespace:
+        calls.append(kw.get("corners"))
+        if kw.get("corners") is None:
+            raise BoardNotFoundError("no kingdom-sized area of tiles was found")
+        corners = np.asarray(kw["corners"], dtype=float).tolist()
+        return _fake_report(Kingdom.parse(PHOTO_GRID), corners)
+
+    monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield calls
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_photo_without_a_board_offers_the_corners_and_scores_after_them(
+    fake_recogniser: list[object],
+) -> None:
+    at = _app().run()
+    data = _png()
+    at.file_uploader(key="uploads").upload("table.png", data, "image/png")
+    at.run()
+    assert not at.exception
+    assert any("No kingdom-sized area" in e for e in _texts(at.error)), _texts(at.error)
+    assert any("mark its four corners" in i for i in _texts(at.info))
+    assert any("four corners" in e.label for e in at.expander)
+    assert not at.metric
+    # The player marks the corners (the click component is a browser widget).
+    key = hashlib.sha1(data).hexdigest()[:12]
+    at.session_state[f"manual-{key}"] = ((80.0, 40.0), (240.0, 40.0), (240.0, 200.0), (80.0, 200.0))
+    at.run()
+    assert not at.exception
+    assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
+    assert fake_recogniser[-1] is not None
+    assert any("doubtful square" in w and "row 1 column 1" in w for w in _texts(at.warning))
+
+
+def test_order_corners_starts_top_left_and_goes_clockwise() -> None:
+    spec = importlib.util.spec_from_file_location("kingdomino_app", APP)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    clicks = [(240.0, 200.0), (80.0, 40.0), (80.0, 200.0), (240.0, 40.0)]
+    assert module.order_corners(clicks) == [
+        (80.0, 40.0),
+        (240.0, 40.0),
+        (240.0, 200.0),
+        (80.0, 200.0),
+    ]
