@@ -328,7 +328,7 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
         hull = cv2.convexHull(contour)
         if area / max(cv2.contourArea(hull), 1.0) < 0.55:
             continue
-        quads = []
+        quads: list[np.ndarray] = []
         for quad in (_quad_from_hull(hull), _quad_from_poly(hull), _quad_from_rect(contour)):
             if quad is not None and not any(np.abs(quad - q).max() < 2 for q in quads):
                 quads.append(quad)

@@ -1,0 +1,196 @@
+"""Tests for finding and rectifying kingdoms (scorer.board)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from scorer.board import BoardLocation, find_kingdoms, order_corners, parse_corners, rectify
+from scorer.datasets import load_aau_boards
+from scorer.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.imageio import load_image
+from scorer.kingdom import DUEL_SIZE, STANDARD_SIZE
+from scorer.synth import demo_board, make_scene
+
+DEMO_BOARDS = [demo_board(seed) for seed in range(4)]
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Mean corner distance as a share of the true kingdom's mean side."""
+    side = np.mean([np.linalg.norm(truth[(i + 1) % 4] - truth[i]) for i in range(4)])
+    return float(np.linalg.norm(found - truth, axis=1).mean() / side)
+
+
+def read_fixture(fixtures: Path, name: str) -> np.ndarray:
+    image = cv2.imread(str(fixtures / "photos" / name), cv2.IMREAD_COLOR)
+    assert image is not None, name
+    return image
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4, 5, 11])
+def test_finds_kingdoms_in_generated_scenes(seed: int) -> None:
+    scene = make_scene(seed, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    (truth,) = scene.kingdoms
+    found = find_kingdoms(scene.image)
+    assert len(found) == 1
+    assert found[0].shape == truth.shape
+    assert corner_error(found[0].corners, truth.corners) < 0.03
+
+
+def test_two_kingdoms_side_by_side_are_ordered_left_to_right() -> None:
+    scene = make_scene(7, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    (truth,) = scene.kingdoms
+    image = np.hstack([scene.image, scene.image])
+    shift = np.array([scene.image.shape[1], 0])
+    found = find_kingdoms(image)
+    assert len(found) == 2
+    assert corner_error(found[0].corners, truth.corners) < 0.03
+    assert corner_error(found[1].corners, truth.corners + shift) < 0.03
+
+
+def test_two_kingdoms_in_one_scene_are_both_found() -> None:
+    scene = make_scene(0, DEMO_BOARDS, n_kingdoms=2, remove_cells=False)
+    found = find_kingdoms(scene.image)
+    assert len(found) == len(scene.kingdoms) == 2
+    for truth in scene.kingdoms:
+        assert min(corner_error(loc.corners, truth.corners) for loc in found) < 0.03
+
+
+@pytest.mark.parametrize(
+    ("removed", "shape"),
+    [
+        ([(0, 0), (0, 1), (4, 4)], (5, 5)),  # corners missing: the outline is not a square
+        ([(0, c) for c in range(5)], (4, 5)),  # a whole border row missing
+    ],
+)
+def test_incomplete_kingdom_with_empty_cells(
+    removed: list[tuple[int, int]], shape: tuple[int, int]
+) -> None:
+    board = DEMO_BOARDS[0].image
+    alpha = np.ones(board.shape[:2], np.float32)
+    for r, c in removed:
+        alpha[r * 100 : (r + 1) * 100, c * 100 : (c + 1) * 100] = 0
+    rng = np.random.default_rng(0)
+    table = (np.full((900, 900, 3), 150.0) + rng.normal(0, 6, (900, 900, 3))).clip(0, 255)
+    m = cv2.getRotationMatrix2D((250, 250), 20, 1.0)
+    m[:, 2] += (200, 200)
+    warped = cv2.warpAffine(board, m, (900, 900))
+    a = cv2.warpAffine(alpha, m, (900, 900))[..., None]
+    image = (table * (1 - a) + warped * a).astype(np.uint8)
+    (found,) = find_kingdoms(image)
+    assert sorted(found.shape) == sorted(shape)
+
+
+def test_photo_without_kingdom_raises_named_error() -> None:
+    rng = np.random.default_rng(1)
+    carpet = cv2.GaussianBlur(rng.normal(128, 30, (600, 800)).astype(np.float32), (0, 0), 1.5)
+    image = cv2.cvtColor(carpet.clip(0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    with pytest.raises(BoardNotFoundError, match="no kingdom-sized area of tiles found"):
+        find_kingdoms(image)
+
+
+def test_colourful_area_without_grid_raises_grid_error() -> None:
+    image = np.full((600, 800, 3), 120, np.uint8)
+    yy, xx = np.mgrid[0:300, 0:300]
+    blob = np.stack([xx * 0.8, yy * 0.8, 255 - xx * 0.5], axis=2).astype(np.uint8)
+    image[150:450, 250:550] = blob  # a smooth colourful square: no seams
+    with pytest.raises(GridNotConsistentError, match="no consistent grid"):
+        find_kingdoms(image)
+
+
+def test_user_corners_skip_detection_and_grid_is_forced() -> None:
+    scene = make_scene(2, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    truth = scene.kingdoms[0].corners
+    shuffled = truth[[2, 0, 3, 1]]
+    (found,) = find_kingdoms(scene.image, corners=shuffled, grid=STANDARD_SIZE)
+    np.testing.assert_allclose(found.corners, truth, atol=1e-6)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+def test_rectify_has_the_canonical_size() -> None:
+    image = np.zeros((400, 300, 3), np.uint8)
+    location = BoardLocation(
+        corners=np.array([[10, 20], [250, 30], [240, 380], [5, 370]], float), shape=(4, 5)
+    )
+    assert rectify(image, location, square_px=32).shape == (4 * 32, 5 * 32, 3)
+
+
+def test_rectify_crops_a_large_photo_at_full_detail() -> None:
+    scene = make_scene(4, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    big = cv2.resize(scene.image, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    (found,) = find_kingdoms(big)
+    board = rectify(big, found)
+    assert board.shape == (500, 500, 3)
+    # Squares come out as flat colours with dark seams: seams line up with the grid.
+    gray = cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).astype(float)
+    seams = gray[:, [100, 200, 300, 400]].mean()
+    centres = gray[:, [50, 150, 250, 350, 450]].mean()
+    assert seams < centres
+
+
+def test_order_corners_starts_at_the_top_side_and_runs_clockwise() -> None:
+    rng = np.random.default_rng(0)
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    ordered = order_corners(square[rng.permutation(4)])
+    np.testing.assert_array_equal(ordered, square)
+
+
+def test_parse_corners_rejects_wrong_counts() -> None:
+    with pytest.raises(ValueError, match="eight numbers"):
+        parse_corners("1,2,3")
+
+
+@pytest.mark.parametrize("name", ["game1.jpg", "game3.jpg", "game5.jpg"])
+def test_real_photos_give_one_duel_kingdom(fixtures: Path, name: str) -> None:
+    image = read_fixture(fixtures, name)
+    found = find_kingdoms(image)
+    assert [loc.shape for loc in found] == [(DUEL_SIZE, DUEL_SIZE)]
+    h, w = image.shape[:2]
+    area = cv2.contourArea(found[0].corners.astype(np.float32))
+    assert 0.15 * h * w < area < 0.8 * h * w
+
+
+def test_exif_rotated_photo_is_read_upright(fixtures: Path) -> None:
+    upright = read_fixture(fixtures, "game1.jpg")
+    # Store the pixels turned a quarter anticlockwise, with EXIF saying "turn clockwise".
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    pil = Image.fromarray(cv2.cvtColor(stored, cv2.COLOR_BGR2RGB))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    buf = io.BytesIO()
+    pil.save(buf, "JPEG", quality=90, exif=exif)
+    image = load_image(buf.getvalue())
+    assert image.shape == upright.shape
+    (found,) = find_kingdoms(image)
+    (direct,) = find_kingdoms(upright)
+    assert found.shape == (DUEL_SIZE, DUEL_SIZE)
+    assert corner_error(found.corners, direct.corners) < 0.02
+
+
+def test_rectified_board_is_one_whole_kingdom(shared_data: Path) -> None:
+    image = cv2.imread(str(shared_data / "aau-boards" / "images" / "1.jpg"))
+    (found,) = find_kingdoms(image)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    h, w = image.shape[:2]
+    expected = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+    assert corner_error(found.corners, expected) < 0.02
+
+
+def test_synthetic_scenes_of_real_boards(shared_data: Path) -> None:
+    boards = load_aau_boards(shared_data)
+    found = 0
+    seeds = range(50, 60)
+    for seed in seeds:
+        scene = make_scene(seed, boards, n_kingdoms=1)
+        try:
+            locations = find_kingdoms(scene.image)
+        except BoardNotFoundError:
+            continue
+        truth = scene.kingdoms[0].corners
+        found += min(corner_error(loc.corners, truth) for loc in locations) < 0.05
+    assert found >= 8

@@ -1,0 +1,102 @@
+"""Tests for the composed pipeline (scorer.pipeline) and photo input on the command line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer import cli
+from scorer.errors import BoardNotFoundError, ModelFileError
+from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, Cell, Kingdom, Terrain
+from scorer.pipeline import STAGES, score_kingdom, score_photo
+from scorer.scoring import Rules, score
+from scorer.synth import demo_board, make_scene
+
+WHEAT = Cell(Terrain.WHEAT, 0)
+
+
+class CentreCastleModel:
+    """A stand-in classifier: the middle square is the castle, every other one plain wheat."""
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        proba = np.full((len(crops), len(ALL_CELLS)), 0.01)
+        proba[:, ALL_CELLS.index(WHEAT)] = 0.9
+        middle = len(crops) // 2
+        proba[middle] = 0.01
+        proba[middle, ALL_CELLS.index(CASTLE)] = 0.9
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+def test_score_photo_reports_each_kingdom_with_corners_confidence_and_timings() -> None:
+    scene = make_scene(2, [demo_board(0)], n_kingdoms=1, remove_cells=False)
+    report = score_photo(scene.image, Rules(), model=CentreCastleModel())
+    (found,) = report.kingdoms
+    assert found.kingdom.shape == (5, 5)
+    assert found.kingdom.castle == (2, 2)
+    assert found.score == score(found.kingdom, Rules())
+    assert np.array(found.corners).shape == (4, 2)
+    assert np.array(found.confidence).shape == (5, 5)
+    assert found.board.shape == (500, 500, 3)
+    assert set(STAGES) <= set(report.timings)
+    assert all(t >= 0 for t in report.timings.values())
+
+
+def test_score_photo_without_kingdom_raises_named_error() -> None:
+    image = np.full((480, 640, 3), 128, np.uint8)
+    with pytest.raises(BoardNotFoundError):
+        score_photo(image, Rules(), model=CentreCastleModel())
+
+
+def test_user_corners_and_grid_are_passed_to_detection() -> None:
+    scene = make_scene(4, [demo_board(1)], n_kingdoms=1, remove_cells=False)
+    corners = scene.kingdoms[0].corners
+    report = score_photo(
+        scene.image, Rules(), grid=5, corners=corners.tolist(), model=CentreCastleModel()
+    )
+    np.testing.assert_allclose(report.kingdoms[0].corners, corners, atol=0.1)
+
+
+def test_score_kingdom_scores_a_typed_kingdom() -> None:
+    kingdom = Kingdom.parse("F1 F0 C")
+    assert score_kingdom(kingdom, Rules()).total == 2
+
+
+def _trained_model_or_skip() -> None:
+    from scorer.classify import default_model
+
+    try:
+        default_model()
+    except ModelFileError as err:
+        pytest.skip(f"no trained model: {err}")
+
+
+@pytest.mark.slow
+def test_real_photo_end_to_end(fixtures: Path) -> None:
+    _trained_model_or_skip()
+    image = cv2.imread(str(fixtures / "photos" / "game1.jpg"))
+    truth = Kingdom.parse((fixtures / "photos" / "game1.txt").read_text(encoding="utf-8"))
+    (found,) = score_photo(image, Rules()).kingdoms
+    assert found.kingdom.shape == (DUEL_SIZE, DUEL_SIZE)
+    best = 0
+    kingdom = found.kingdom
+    for _ in range(4):
+        best = max(best, sum(kingdom[p] == c for p, c in truth.cells()))
+        kingdom = kingdom.rotate()
+    assert best >= 44  # a downscaled 800-px copy; the full photo is measured by the evaluation
+
+
+@pytest.mark.slow
+def test_command_line_scores_a_photo_as_json(
+    fixtures: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _trained_model_or_skip()
+    code = cli.main([str(fixtures / "photos" / "game1.jpg"), "--json", "--grid", "7"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    text = json.dumps(out)
+    assert '"corners"' in text and '"confidence"' in text and '"grid"' in text
