@@ -429,7 +429,13 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
     assert analysis.preview is not None
     state_key = f"clicks-{photo.key}"
     version = st.session_state.get(f"clicks-version-{photo.key}", 0)
-    with st.expander("📐 Mark the kingdom's four corners by hand", expanded=open_now):
+    toggle = f"corners-toggle-{photo.key}"
+    if not open_now and not st.toggle(
+        "📐 Outline wrong? Mark the four corners by hand", key=toggle
+    ):
+        return
+    with st.container(border=True):
+        st.markdown("**📐 Mark the kingdom's four corners by hand**")
         st.caption(
             "Click the four outer corners of the kingdom, in any order. The page straightens "
             "the kingdom and reads every square again."
@@ -445,6 +451,8 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
             key=f"corner-pick-{photo.key}-{version}",
             use_column_width="always",
             cursor="crosshair",
+            image_format="JPEG",
+            jpeg_quality=85,
         )
         last = st.session_state.get(f"{state_key}-last")
         if value and value.get("unix_time") != last and len(clicks) < 4:
@@ -609,6 +617,7 @@ def _photo_picture(found: FoundKingdom, source: tuple[Photo, Analysis]) -> None:
         channels="BGR",
         caption="Found in the photo",
         width="stretch",
+        output_format="JPEG",
     )
     if analysis.kingdoms and analysis.kingdoms[0].key == found.key:
         corners_ui(photo, analysis)
@@ -635,6 +644,8 @@ def _kingdom_picture(entry: Entry) -> None:
         key=f"pick-{found.key}-{st.session_state.get(f'version-{found.key}', 0)}",
         use_column_width="auto",
         cursor="pointer",
+        image_format="JPEG",
+        jpeg_quality=88,
     )
     st.caption("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
     last_key = f"pick-last-{found.key}"

@@ -115,8 +115,36 @@ def test_typed_kingdoms_are_ranked_with_the_tie_explained(page: object) -> None:
     explanation = tab.get_by_text(re.compile("Step 2 \\(largest property\\)"))
     explanation.wait_for(timeout=30_000)
     assert "Player 1 and Player 2 both scored 4" in explanation.inner_text()
+    _wait_for_metrics(tab, 2)
     assert _metric_values(tab) == [4, 4]
     _screenshot(tab, "browser-typed.png")
+
+
+def test_clicking_a_square_and_picking_a_value_updates_the_score(page: object) -> None:
+    grid, corrected = "F1 F0 F0\nF0 C W0", "F1 F0 F0\nF0 C W1"
+    before, after = score(Kingdom.parse(grid)).total, score(Kingdom.parse(corrected)).total
+    tab: sync_api.Page = page  # type: ignore[assignment]
+    tab.get_by_text("Type or paste kingdoms as text grids").click()
+    box = tab.get_by_label("Grids")
+    box.fill(grid)
+    box.press("Control+Enter")
+    _wait_for_metrics(tab, 1)
+    assert _metric_values(tab) == [before]
+    picture = tab.frame_locator("iframe[title*=streamlit_image_coordinates]").first.locator(
+        "#image"
+    )
+    picture.wait_for(timeout=30_000)
+    box_px = picture.bounding_box()
+    assert box_px is not None
+    # Row 2, column 3 of a 2×3 kingdom: the wheat square beside the castle.
+    picture.click(position={"x": box_px["width"] * 5 / 6, "y": box_px["height"] * 3 / 4})
+    chooser = tab.get_by_label("Square in row 2, column 3 is")
+    chooser.wait_for(timeout=30_000)
+    chooser.click()
+    tab.get_by_role("option", name="W1", exact=True).click()
+    tab.get_by_text("corrected by hand").first.wait_for(timeout=30_000)
+    assert _metric_values(tab) == [after]
+    _screenshot(tab, "browser-corrected.png")
 
 
 @pytest.mark.slow
@@ -137,13 +165,17 @@ def test_uploaded_sample_photo_is_scored(page: object) -> None:
     tab: sync_api.Page = page  # type: ignore[assignment]
     tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
     tab.get_by_text("Found in the photo").first.wait_for(timeout=SCORE_TIMEOUT_MS)
-    tab.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=stMetricValue]').length > 0",
-        timeout=SCORE_TIMEOUT_MS,
-    )
+    _wait_for_metrics(tab, 1)
     assert _metric_values(tab) == [expected]
     assert tab.get_by_text(f"scores {expected}").count() >= 1
     _screenshot(tab, "browser-sample.png")
+
+
+def _wait_for_metrics(tab: sync_api.Page, count: int) -> None:
+    tab.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=stMetricValue]').length >= {count}",
+        timeout=SCORE_TIMEOUT_MS,
+    )
 
 
 def _metric_values(tab: sync_api.Page) -> list[int]:
