@@ -642,7 +642,7 @@ def _kingdom_picture(entry: Entry) -> None:
     click = streamlit_image_coordinates(
         render.to_rgb(picture),
         key=f"pick-{found.key}-{st.session_state.get(f'version-{found.key}', 0)}",
-        use_column_width="auto",
+        use_column_width="always",
         cursor="pointer",
         image_format="JPEG",
         jpeg_quality=88,
