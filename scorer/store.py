@@ -313,13 +313,17 @@ def _open_or_create(path: Path) -> None:
     if path.exists():
         _check_existing(path)
     with _errors_as_store_errors(path), closing(_raw_connect(path)) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if version == SCHEMA_VERSION and str(mode).lower() == "wal":
+            return  # the usual case: a checked games file, nothing to write
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":  # pragma: no cover - e.g. a file system without locks
             conn.execute("PRAGMA journal_mode = DELETE")
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
+            if version == 0:  # new, or another window is creating it right now
                 _refuse_foreign(conn, path)
                 for statement in _SCHEMA:
                     conn.execute(statement)

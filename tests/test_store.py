@@ -88,6 +88,15 @@ def test_games_are_oldest_first_and_filtered_by_dynasty(store: GameStore) -> Non
     assert store.dynasties() == ["Sunday", "Monday"]
 
 
+def test_a_copied_file_is_put_back_in_wal_mode(tmp_path: Path) -> None:
+    path = _store_with_games(tmp_path / "copy.sqlite3")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert len(GameStore(path).games()) == 3
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
 def test_games_survive_reopening(path: Path) -> None:
     GameStore(path).save_game("Sunday", SUNDAY, Rules())
     reopened = GameStore(path)
