@@ -293,7 +293,9 @@ def _check_file_size(n_bytes: int, max_bytes: int) -> None:
 
 def _megabytes(n_bytes: int) -> str:
     mb = n_bytes / 1_000_000
-    return f"{mb:.0f}" if mb >= 10 or mb == int(mb) else f"{mb:.1f}"
+    if mb >= 10 or mb == int(mb):
+        return f"{mb:.0f}"
+    return f"{mb:.1f}" if mb >= 0.1 else f"{mb:.2g}"
 
 
 # --------------------------------------------------------------------------- file types
