@@ -271,7 +271,10 @@ def photos_ui() -> tuple[list[Photo], bool]:
         shot = st.camera_input("Photograph a kingdom from above", key="camera")
         if shot is not None:
             photos.append(Photo("camera photo", shot.getvalue()))
-    return photos, mode == WHOLE_TABLE
+    unique = list({p.key: p for p in reversed(photos)}.values())[::-1]
+    if len(unique) < len(photos):
+        st.info("The same photo was given twice; it is scored once.")
+    return unique, mode == WHOLE_TABLE
 
 
 def typed_ui() -> list[FoundKingdom]:
@@ -742,8 +745,13 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
 def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
     """The ranking table with every tie-break explained; None when it cannot be ranked."""
     st.subheader("🏆 Ranking")
-    if rules.tiebreak is TieBreakOrder.CROWNS_FIRST:
-        st.caption(f'House rule in play: "{CROWNS_FIRST_NAME}".')
+    st.caption(rules_line(rules))
+    side = rules.side or STANDARD_SIZE
+    if side == STANDARD_SIZE and any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries):
+        st.warning(
+            f"A kingdom is larger than {STANDARD_SIZE}×{STANDARD_SIZE}: for Mighty Duel, choose "
+            f"the {DUEL_SIZE}×{DUEL_SIZE} variant in the sidebar (☰ on a phone)."
+        )
     if len(entries) < 2:
         e = entries[0]
         st.markdown(f"**{e.name}** scores **{e.breakdown.total}**. Add a second kingdom to rank.")
@@ -782,6 +790,21 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
     for text in ranking.explanations:
         st.info(f"⚖️ {text}")
     return ranking
+
+
+def rules_line(rules: Rules) -> str:
+    """The rules in play, in one line, so nobody has to open the sidebar to check them."""
+    side = rules.side or STANDARD_SIZE
+    parts = [
+        f"Standard {side}×{side}" if side == STANDARD_SIZE else f"Mighty Duel {side}×{side}",
+        f"Harmony {'on' if rules.harmony else 'off'}",
+        f"Middle Kingdom {'on' if rules.middle_kingdom else 'off'}",
+    ]
+    if rules.tiebreak is TieBreakOrder.CROWNS_FIRST:
+        parts.append(f'house rule "{CROWNS_FIRST_NAME}"')
+    else:
+        parts.append("official tie-break (largest property, then crowns)")
+    return "Rules: " + " · ".join(parts)
 
 
 def dynasty_ui(entries: Sequence[Entry], rules: Rules) -> None:

@@ -291,3 +291,25 @@ def test_order_corners_starts_top_left_and_goes_clockwise() -> None:
         (240.0, 200.0),
         (80.0, 200.0),
     ]
+
+
+def test_same_photo_twice_is_scored_once(fake_recogniser: list[object]) -> None:
+    at = _app().run()
+    data = _png()
+    uploader = at.file_uploader(key="uploads")
+    uploader.upload("a.png", data, "image/png").upload("b.png", data, "image/png")
+    at.run()
+    assert not at.exception
+    assert any("same photo" in i for i in _texts(at.info))
+    assert len(fake_recogniser) == 1
+
+
+def test_seven_by_seven_kingdom_in_the_standard_variant_suggests_mighty_duel() -> None:
+    row = "F0 F0 F0 F0 F0 F0 F0"
+    duel = "\n".join([row] * 3 + ["F0 F0 F0 C F0 F0 F0"] + [row] * 3)
+    at = _typed(f"{duel}\n\n{ANNA}")
+    assert not at.exception
+    assert any("Mighty Duel" in w for w in _texts(at.warning))
+    at.sidebar.radio(key="variant").set_value("Mighty Duel 7×7").run()
+    assert not any("Mighty Duel" in w for w in _texts(at.warning))
+    assert any("Mighty Duel 7×7" in c for c in _texts(at.caption))
