@@ -1,4 +1,4 @@
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	@echo "Opening http://localhost:$(PORT) (Ctrl+C stops the app)"
+	@( sleep 4; $(BIN)/python -m webbrowser -t http://localhost:$(PORT) >/dev/null 2>&1 || true ) &
 	KINGDOMINO_SAMPLE=$(SAMPLE) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
 test: $(STAMP) lint typecheck pytest
