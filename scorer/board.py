@@ -106,8 +106,11 @@ def find_kingdoms(
 
     mask, found_any = _tile_mask(work)
     areas = _candidate_quads(mask)
+    gradients = _gradients(work) if areas else None
     locations = []
     for quads in areas:
+        assert gradients is not None
+        quads = [_refine_quad(gradients, q) for q in quads]
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in quads]
         best = max((loc for loc in tried if loc is not None), key=lambda loc: loc.score)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
@@ -275,6 +278,7 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, bool]:
     side_of = np.repeat(np.arange(4), [min(per_side, len(side)) for side in sides])
     k = 8
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # k-means++ seeding draws from OpenCV's global generator
     _, labels, centres = cv2.kmeans(
         sample.astype(np.float32), k, None, criteria, 2, cv2.KMEANS_PP_CENTERS
     )
@@ -416,6 +420,69 @@ def _intersect(
         return None
     t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
     return np.asarray(p + t * r, dtype=np.float64)
+
+
+def _gradients(work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel x and y derivatives of the lightly smoothed work image."""
+    smooth = cv2.GaussianBlur(work, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
+    return gx, gy
+
+
+def _refine_quad(gradients: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
+    """Move each side onto the strongest straight edge near it: the kingdom's outer edge.
+
+    Each side may shift and tilt by up to a fraction of a square, so it cannot
+    jump to a seam between two rows of squares.
+    """
+    refined = quad
+    for reach in (0.05, 0.015):
+        lines = [_snap_side(gradients, refined, i, reach) for i in range(4)]
+        corners = []
+        for j in range(4):
+            p = _intersect(lines[j - 1], lines[j])
+            if p is None:
+                return quad
+            corners.append(p)
+        refined = np.array(corners)
+    moved = np.linalg.norm(refined - quad, axis=1).max()
+    side = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[0])
+    if moved > 0.08 * side or not cv2.isContourConvex(refined.astype(np.float32)):
+        return quad
+    return order_corners(refined)
+
+
+def _snap_side(
+    gradients: tuple[np.ndarray, np.ndarray], quad: np.ndarray, i: int, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The line near side ``i`` of ``quad`` with the strongest edge across it."""
+    gx, gy = gradients
+    h, w = gx.shape[:2]
+    a, b = quad[i], quad[(i + 1) % 4]
+    d = b - a
+    length = float(np.linalg.norm(d))
+    u = d / max(length, 1e-9)
+    n = np.array([u[1], -u[0]])  # outward for corners ordered clockwise on screen
+    r = max(2, round(reach * length))
+    offsets = np.arange(-r, r + 1, dtype=np.float32)
+    t = np.linspace(0.04, 0.96, 48, dtype=np.float32)
+    base = a[None, :] + t[:, None] * d[None, :]
+    pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    inside = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
+    across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1]).sum(axis=-1) * inside
+    # profile[t, k]: edge strength at sample t, offset k. A line is a pair of end offsets.
+    k = np.arange(len(offsets))
+    k0, k1 = np.meshgrid(k, k, indexing="ij")
+    along = np.round(k0[..., None] * (1 - t) + k1[..., None] * t).astype(int)
+    score = across[np.arange(len(t)), along].mean(axis=-1)
+    best0, best1 = np.unravel_index(int(np.argmax(score)), score.shape)
+    p0 = a + offsets[best0] * n
+    p1 = b + offsets[best1] * n
+    direction = (p1 - p0) / max(float(np.linalg.norm(p1 - p0)), 1e-9)
+    return p0, direction
 
 
 def _locate(

@@ -162,6 +162,7 @@ def _draw_scene(
             return None
     photo = cv2.warpPerspective(table, h, (out_w, out_h), borderMode=cv2.BORDER_REFLECT)
     photo = _lighting(rng, photo)
+    photo = _exposure(rng, photo)
     photo = _degrade(rng, photo)
 
     kingdoms = []
@@ -451,6 +452,14 @@ def _lighting(rng: _Rng, photo: _Image) -> _Image:
         glare = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
         img += (rng.uniform(60, 160) * glare)[..., None]
     return np.asarray(np.clip(img, 0, 255), dtype=np.uint8)
+
+
+def _exposure(rng: _Rng, photo: _Image) -> _Image:
+    """A camera's automatic exposure: the bright end of the photo lands near white."""
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    bright = float(np.percentile(gray, 97)) + 1.0
+    gain = float(np.clip(rng.uniform(190, 245) / bright, 0.8, 2.5))
+    return np.asarray(np.clip(photo.astype(np.float32) * gain, 0, 255), dtype=np.uint8)
 
 
 def _degrade(rng: _Rng, photo: _Image) -> _Image:
