@@ -152,6 +152,8 @@ def load_image_with_info(
         raise NotAnImageError(_not_an_image_message(kind, data))
     pil_format = _PILLOW_FORMATS[kind]
     if pil_format not in Image.OPEN:
+        Image.init()  # Pillow registers most of its formats only on first use
+    if pil_format not in Image.OPEN:
         raise NotAnImageError(
             f"this is a {kind} image, but this installation cannot read {kind}"
             + (" (install pillow-heif)" if kind in ("HEIF", "AVIF") else "")

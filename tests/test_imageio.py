@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import re
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,27 @@ def test_path_bytes_and_file_give_the_same_pixels(tmp_path: Path) -> None:
     with path.open("rb") as handle:
         handle.read(10)  # an upload already partly read is read from its start
         np.testing.assert_array_equal(load_image(handle), from_path)
+
+
+def test_a_fresh_process_reads_every_type(tmp_path: Path) -> None:
+    """Pillow registers most formats lazily: the first load in a new process must work."""
+    for fmt in ("PNG", "WEBP", "TIFF", "GIF", "BMP", "HEIF", "JPEG"):
+        (tmp_path / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
+    script = (
+        "import sys, pathlib\n"
+        "from scorer.imageio import load_image\n"
+        "for path in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n"
+        "    print(path.suffix, load_image(path).shape)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("(48, 64, 3)") == 7
 
 
 def test_type_is_found_by_content_not_name(tmp_path: Path) -> None:
