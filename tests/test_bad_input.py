@@ -17,6 +17,8 @@ import json
 import re
 import shutil
 import struct
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -489,6 +491,30 @@ def test_bad_photos_fail_alone_beside_a_good_input(
     scored = [r for r in results if r["error"] is None]
     assert [r["input"] for r in scored] == [str(good)]
     assert scored[0]["kingdoms"][0]["score"]["total"] == 2
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+def test_bad_inputs_in_a_fresh_process(tmp_path: Path) -> None:
+    """``python -m scorer`` as a player runs it: one line per bad input, no traceback."""
+    rows = PHOTOS + GRIDS + NOT_TEXT
+    paths = []
+    for n, row in enumerate(rows):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        paths.append(_write(row, folder))
+    result = subprocess.run(
+        [sys.executable, "-m", "scorer", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == len(rows), result.stderr
+    for line, path, row in zip(lines, paths, rows, strict=True):
+        assert line.startswith(f"{path}: ") and row.message in line, (row.name, line)
 
 
 # --------------------------------------------------------------------------- text grids
