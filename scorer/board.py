@@ -104,7 +104,7 @@ def find_kingdoms(
         assert location is not None
         return [_to_original(location, scale)]
 
-    mask, found_any = _tile_mask(work)
+    mask, dist, found_any = _tile_mask(work)
     areas = _candidate_quads(mask)
     gradients = _gradients(work) if areas else None
     locations = []
@@ -114,7 +114,7 @@ def find_kingdoms(
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in quads]
         best = max((loc for loc in tried if loc is not None), key=lambda loc: loc.score)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
-            locations.append(best)
+            locations.append(_fit_extent(dist, gradients, best, grid))
     if not locations:
         whole = _whole_image(work, grid)
         if whole is not None:
@@ -255,7 +255,7 @@ def _lab(image: np.ndarray) -> np.ndarray:
     return lab
 
 
-def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, bool]:
+def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Pixels unlike the table: a colour model of the photo's border, k-means in Lab."""
     h, w = work.shape[:2]
     blur = cv2.GaussianBlur(work, (5, 5), 0)
@@ -301,7 +301,7 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, bool]:
     glare = (lab[..., 0] > 88) & (chroma < 12)
     mask = ((dist > 18.0) & ~glare).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
-    return mask, found_any
+    return mask, dist, found_any
 
 
 def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
@@ -430,14 +430,18 @@ def _gradients(work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return gx, gy
 
 
-def _refine_quad(gradients: tuple[np.ndarray, np.ndarray], quad: np.ndarray) -> np.ndarray:
+def _refine_quad(
+    gradients: tuple[np.ndarray, np.ndarray],
+    quad: np.ndarray,
+    reaches: tuple[float, ...] = (0.05, 0.015),
+) -> np.ndarray:
     """Move each side onto the strongest straight edge near it: the kingdom's outer edge.
 
     Each side may shift and tilt by up to a fraction of a square, so it cannot
     jump to a seam between two rows of squares.
     """
     refined = quad
-    for reach in (0.05, 0.015):
+    for reach in reaches:
         lines = [_snap_side(gradients, refined, i, reach) for i in range(4)]
         corners = []
         for j in range(4):
@@ -483,6 +487,125 @@ def _snap_side(
     p1 = b + offsets[best1] * n
     direction = (p1 - p0) / max(float(np.linalg.norm(p1 - p0)), 1e-9)
     return p0, direction
+
+
+def _fit_extent(
+    dist: np.ndarray,
+    gradients: tuple[np.ndarray, np.ndarray],
+    location: BoardLocation,
+    grid: int | None,
+) -> BoardLocation:
+    """Grow or shrink the grid by whole rows and columns to cover exactly the tiles.
+
+    A row of dark squares on a dark table may be missing from the tile mask, and
+    a domino touching the kingdom may stretch the outline: the squares just
+    outside and along each side decide.
+    """
+    rows, cols = location.shape
+    quad = location.corners
+    r0, r1, c0, c1 = 0, rows, 0, cols
+    limit = grid if grid is not None else MAX_SIZE
+    tiles = _cell_tileness(dist, quad, rows, cols)  # (rows + 2) × (cols + 2), ring included
+    changed = False
+    for _ in range(2):
+        # side: (cells just outside, cells of the current edge row), as index arrays
+        step = False
+        for side in ("top", "bottom", "left", "right"):
+            outside, edge, length = _side_cells(tiles, r0, r1, c0, c1, side)
+            span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
+            out_ok = outside[~np.isnan(outside)]
+            if span < limit and len(out_ok) >= 0.6 * length and (out_ok > 0.5).mean() >= 0.5:
+                r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
+                step = changed = True
+            elif span > MIN_SIDE and grid is None and np.nanmax(edge) < 0.2:
+                r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
+                step = changed = True
+        if not step:
+            break
+        # Stay within the measured ring of cells.
+        r0, r1 = max(r0, -1), min(r1, rows + 1)
+        c0, c1 = max(c0, -1), min(c1, cols + 1)
+    inner = tiles[r0 + 1 : r1 + 1, c0 + 1 : c1 + 1]
+    empty = frozenset(
+        (int(r), int(c)) for r, c in zip(*np.nonzero(np.nan_to_num(inner) < 0.15), strict=True)
+    )
+    if not changed:
+        return BoardLocation(quad, (rows, cols), empty, location.score)
+    g = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
+        quad.astype(np.float32),
+    )
+    grid_pts = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
+    new_quad = cv2.perspectiveTransform(grid_pts, g).reshape(4, 2).astype(np.float64)
+    new_quad = _refine_quad(gradients, new_quad, reaches=(0.015,))
+    return BoardLocation(order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score)
+
+
+def _move(r0: int, r1: int, c0: int, c1: int, side: str, by: int) -> tuple[int, int, int, int]:
+    if side == "top":
+        return r0 - by, r1, c0, c1
+    if side == "bottom":
+        return r0, r1 + by, c0, c1
+    if side == "left":
+        return r0, r1, c0 - by, c1
+    return r0, r1, c0, c1 + by
+
+
+def _side_cells(
+    tiles: np.ndarray, r0: int, r1: int, c0: int, c1: int, side: str
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Tileness of the cells just outside one side, and of the edge row along it."""
+    t = tiles  # index offset 1: grid row r is tiles[r + 1]
+    nr, nc = t.shape
+    if side in ("top", "bottom"):
+        r_out = r0 - 1 if side == "top" else r1
+        r_edge = r0 if side == "top" else r1 - 1
+        cs = slice(c0 + 1, c1 + 1)
+        outside = t[r_out + 1, cs] if 0 <= r_out + 1 < nr else np.full(c1 - c0, np.nan)
+        return outside, t[r_edge + 1, cs], c1 - c0
+    c_out = c0 - 1 if side == "left" else c1
+    c_edge = c0 if side == "left" else c1 - 1
+    rs = slice(r0 + 1, r1 + 1)
+    outside = t[rs, c_out + 1] if 0 <= c_out + 1 < nc else np.full(r1 - r0, np.nan)
+    return outside, t[rs, c_edge + 1], r1 - r0
+
+
+def _cell_tileness(dist: np.ndarray, quad: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Share of each square (and of a ring of squares around the grid) unlike the table.
+
+    NaN where a square falls outside the photo.
+    """
+    px = 16
+    g = cv2.getPerspectiveTransform(
+        np.array(
+            [
+                [px, px],
+                [(cols + 1) * px, px],
+                [(cols + 1) * px, (rows + 1) * px],
+                [px, (rows + 1) * px],
+            ],
+            np.float32,
+        ),
+        quad.astype(np.float32),
+    )
+    size = ((cols + 2) * px, (rows + 2) * px)
+    warped = cv2.warpPerspective(
+        dist,
+        g,
+        size,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=-1.0,
+    )
+    out = np.full((rows + 2, cols + 2), np.nan)
+    m = px // 6
+    for r in range(rows + 2):
+        for c in range(cols + 2):
+            cell = warped[r * px + m : (r + 1) * px - m, c * px + m : (c + 1) * px - m]
+            valid = cell >= 0
+            if valid.mean() > 0.7:
+                out[r, c] = float((cell[valid] > 12.0).mean())
+    return out
 
 
 def _locate(
