@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 from numpy.typing import NDArray
-from PIL import Image as PILImage
 
 from scorer import render
 from scorer.classify import CellClassifier, load_model
@@ -57,9 +56,6 @@ from scorer.scoring import (
     tileset_violations,
 )
 from scorer.store import GameStore
-
-# Register every format Pillow can read before the first upload is checked against them.
-PILImage.init()
 
 APP_DIR: Final = Path(__file__).resolve().parent
 # Environment variable naming the sample photo shown on first run.
