@@ -514,7 +514,7 @@ def _fit_extent(
             outside, edge, length = _side_cells(tiles, r0, r1, c0, c1, side)
             span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
             out_ok = outside[~np.isnan(outside)]
-            if span < limit and len(out_ok) >= 0.6 * length and (out_ok > 0.5).mean() >= 0.5:
+            if span < limit and len(out_ok) >= 0.6 * length and (out_ok > 0.9).mean() >= 0.8:
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
                 step = changed = True
             elif span > MIN_SIDE and grid is None and np.nanmax(edge) < 0.2:
