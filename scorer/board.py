@@ -150,26 +150,22 @@ def rectify(image: np.ndarray, location: BoardLocation, square_px: int = SQUARE_
     rows, cols = location.shape
     out_w, out_h = cols * square_px, rows * square_px
     corners = np.asarray(location.corners, dtype=np.float64)
-    # Shrink the source first when it is much larger than the output, so the
-    # warp does not alias fine texture away.
+    # Warp at up to three times the output size, then average down, so fine
+    # texture of a large photo is not aliased away; the cost follows the output.
     side_px = float(
         max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
     )
-    shrink = min(1.0, 2.0 * max(out_w, out_h) / max(side_px, 1.0))
-    source = image
-    offset = np.zeros(2)
-    if shrink < 0.75:
-        x0, y0 = np.floor(np.maximum(corners.min(axis=0) - 4, 0)).astype(int)
-        x1, y1 = np.ceil(corners.max(axis=0) + 4).astype(int)
-        crop = image[y0 : y1 + 1, x0 : x1 + 1]
-        source = cv2.resize(crop, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
-        offset = np.array([x0, y0], dtype=np.float64)
-        corners = (corners - offset) * shrink
-    dst = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], dtype=np.float32)
+    k = int(np.clip(np.ceil(side_px / max(out_w, out_h)), 1, 3))
+    dst = np.array(
+        [[0, 0], [out_w * k, 0], [out_w * k, out_h * k], [0, out_h * k]], dtype=np.float32
+    )
     h = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-    return cv2.warpPerspective(
-        source, h, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.uint8)
+    warped = cv2.warpPerspective(
+        image, h, (out_w * k, out_h * k), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    if k > 1:
+        warped = cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    return np.asarray(warped, dtype=np.uint8)
 
 
 def order_corners(points: np.ndarray) -> np.ndarray:
@@ -259,7 +255,8 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Pixels unlike the table: a colour model of the photo's border, k-means in Lab."""
     h, w = work.shape[:2]
     blur = cv2.GaussianBlur(work, (5, 5), 0)
-    lab = _lab(blur)
+    lab8 = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB)
+    lab = _lab8_to_float(lab8)
     band = max(3, int(0.02 * min(h, w)))
     sides = [
         lab[:band].reshape(-1, 3),
@@ -291,17 +288,37 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         share[:, s] = np.bincount(in_side, minlength=k) / max(len(in_side), 1)
     keep = ((share >= 0.03).sum(axis=1) >= 2) | (share.mean(axis=1) >= 0.2)
     centres = centres[keep]
-    # Lightness matters less than colour: shadows and glare change it.
-    weight = np.array([0.5, 1.0, 1.0], dtype=np.float32)
-    dist = np.full((h, w), np.inf, dtype=np.float32)
-    for c in centres:
-        d = np.sqrt((((lab - c) * weight) ** 2).sum(axis=2))
-        dist = np.minimum(dist, d)
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    glare = (lab[..., 0] > 88) & (chroma < 12)
-    mask = ((dist > 18.0) & ~glare).astype(np.uint8) * 255
+    # Distances through a lookup table over quantised Lab (32 levels a channel).
+    q = np.right_shift(np.asarray(lab8, dtype=np.int32), 3)
+    index = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+    dist = _distance_table(centres)[index]
+    mask = (dist > 18.0).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
     return mask, dist, found_any
+
+
+def _lab8_to_float(lab8: np.ndarray) -> np.ndarray:
+    lab = lab8.astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def _distance_table(centres: np.ndarray) -> np.ndarray:
+    """Distance to the nearest table colour for every quantised Lab value; 0 for glare.
+
+    Lightness counts half as much as colour: shadows and glare change it.
+    """
+    levels = np.arange(32, dtype=np.int32) * 8 + 4
+    grid = np.stack(np.meshgrid(levels, levels, levels, indexing="ij"), axis=-1)
+    lab = _lab8_to_float(grid.reshape(-1, 3).astype(np.uint8)[:, None, :])[:, 0, :]
+    weight = np.array([0.5, 1.0, 1.0], dtype=np.float32)
+    dist = np.full(len(lab), np.inf, dtype=np.float32)
+    for c in centres:
+        dist = np.minimum(dist, np.sqrt((((lab - c) * weight) ** 2).sum(axis=1)))
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    dist[(lab[:, 0] > 88) & (chroma < 12)] = 0.0  # glare and white paper are not tiles
+    return dist
 
 
 def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
