@@ -138,7 +138,7 @@ class Analysis:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Entry:
     """A player's kingdom as it stands on the page, after any correction by hand."""
 
@@ -147,6 +147,8 @@ class Entry:
     kingdom: Kingdom
     breakdown: ScoreBreakdown
     violations: tuple[Violation, ...]
+    pictures: list[NDArray[Any]] = field(default_factory=list)
+    """What the page drew for this kingdom (photo with outline, labelled kingdom), for the PNG."""
 
     @property
     def edited(self) -> frozenset[Position]:
@@ -525,7 +527,7 @@ def kingdom_ui(
             total_box.markdown(":blue-badge[✏️ corrected by hand]")
         if found.photo_key is not None and source is not None:
             with left:
-                _photo_picture(found, source)
+                _photo_picture(entry, source)
             with right:
                 _kingdom_picture(entry)
             _breakdown_ui(entry, rules)
@@ -601,7 +603,8 @@ def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: 
     st.session_state.pop(f"selected-{found.key}", None)
 
 
-def _photo_picture(found: FoundKingdom, source: tuple[Photo, Analysis]) -> None:
+def _photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
+    found = entry.found
     photo, analysis = source
     if analysis.preview is None or found.corners is None:
         return
@@ -611,8 +614,10 @@ def _photo_picture(found: FoundKingdom, source: tuple[Photo, Analysis]) -> None:
         for k in analysis.kingdoms
         if k.key != found.key and k.corners is not None
     ]
+    outlined = render.draw_outlines(analysis.preview, outlines)
+    entry.pictures.append(outlined)
     st.image(
-        render.draw_outlines(analysis.preview, outlines),
+        outlined,
         channels="BGR",
         caption="Found in the photo",
         width="stretch",
@@ -637,7 +642,7 @@ def _kingdom_picture(entry: Entry) -> None:
         edited=entry.edited,
         cell_px=100,
     )
-    st.session_state[f"picture-{found.key}"] = picture
+    entry.pictures.append(picture)
     click = streamlit_image_coordinates(
         render.to_rgb(picture),
         key=f"pick-{found.key}-{st.session_state.get(f'version-{found.key}', 0)}",
@@ -960,10 +965,8 @@ def _inside(pos: Position, shape: tuple[int, int]) -> bool:
 def _annotated_png(entries: Sequence[Entry]) -> bytes:
     rows = []
     for e in entries:
-        picture = st.session_state.get(f"picture-{e.found.key}")
-        if picture is None:
-            picture = render.draw_kingdom(e.kingdom, properties=e.breakdown.properties)
-        labelled = render.side_by_side([picture], 500)
+        pictures = e.pictures or [render.draw_kingdom(e.kingdom, properties=e.breakdown.properties)]
+        labelled = render.side_by_side(pictures, 500)
         rows.append(_caption_above(labelled, f"{e.name}: {e.breakdown.total} points"))
     width = max(r.shape[1] for r in rows)
     padded = [
