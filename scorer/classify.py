@@ -1,0 +1,442 @@
+"""The trained square classifier and the tile-set-aware decoding of a kingdom.
+
+:func:`classify_board` is the entry point: it cuts a rectified board into its
+squares, gives every square a probability for each of the 18 cell values
+(16 (terrain, crowns) pairs, castle, empty), and decodes the whole grid at
+once so that the result is a kingdom the 48 dominoes can build: no impossible
+pair, never more of a pair than the tile set holds, exactly one castle.
+
+The model is a :class:`CellClassifier` saved with ``skops`` (no unpickling of
+arbitrary code) beside a metadata file that records its sha256;
+:func:`load_model` refuses a file that does not match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
+
+from scorer.cells import FEATURE_VERSION, cell_features, split_cells
+from scorer.errors import ModelFileError
+from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Position, tileset_counts
+
+MODEL_DIR: Final = Path(__file__).resolve().parents[1] / "models"
+"""The committed model's folder, found from the package so it works from any checkout."""
+
+MODEL_FILE: Final = "cell_classifier.skops"
+"""File name of the model inside its folder."""
+
+METADATA_FILE: Final = "model.json"
+"""File name of the metadata (classes, data, figures, sha256) beside the model."""
+
+DOUBT_THRESHOLD: Final = 0.8
+"""A square whose chosen label has a lower probability than this is flagged as doubtful."""
+
+TOKENS: Final = tuple(c.token for c in ALL_CELLS)
+"""The class tokens, in the order of :data:`scorer.kingdom.ALL_CELLS`."""
+
+_TRUSTED_TYPES: Final = frozenset(
+    {
+        "scorer.classify.CellClassifier",
+        "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+        "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+        "sklearn._loss.link.Interval",
+        "sklearn._loss.link.MultinomialLogit",
+        "sklearn._loss.loss.HalfMultinomialLoss",
+        "sklearn._loss.link.IdentityLink",
+        "sklearn._loss.link.LogitLink",
+        "sklearn._loss.loss.HalfBinomialLoss",
+        "builtins.float",
+        "builtins.int",
+        "builtins.str",
+        "builtins.bool",
+        "builtins.tuple",
+        "numpy.dtype",
+        "numpy.float64",
+        "numpy.int64",
+        "numpy.str_",
+        "numpy.ndarray",
+    }
+)
+"""Types :func:`load_model` lets ``skops`` build; anything else in the file is refused."""
+
+_EPS: Final = 1e-9
+
+
+@dataclass(frozen=True)
+class BoardPrediction:
+    """What the classifier read on one rectified board.
+
+    Attributes
+    ----------
+    kingdom : Kingdom
+        The decoded grid: tile-set consistent, exactly one castle.
+    confidence : numpy.ndarray
+        ``rows × cols`` probability of each square's chosen label.
+    probabilities : numpy.ndarray
+        ``rows × cols × len(classes)`` probabilities from the classifier.
+    classes : tuple of Cell
+        The cell value of each entry along the last axis of ``probabilities``.
+    doubtful : frozenset of Position
+        Squares with a confidence below :data:`DOUBT_THRESHOLD` or changed by decoding.
+    """
+
+    kingdom: Kingdom
+    confidence: np.ndarray
+    probabilities: np.ndarray
+    classes: tuple[Cell, ...]
+    doubtful: frozenset[Position]
+
+
+def classify_board(
+    board: np.ndarray, shape: tuple[int, int], model: CellClassifier | None = None
+) -> BoardPrediction:
+    """Read every square of a rectified board and decode a consistent kingdom.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        BGR uint8 image of ``rows*S × cols*S`` pixels, row 0 at the top.
+    shape : tuple of int
+        ``(rows, cols)`` of the grid, e.g. ``(5, 5)`` or ``(7, 7)``.
+    model : CellClassifier, optional
+        The classifier; the committed model when omitted.
+
+    Returns
+    -------
+    BoardPrediction
+    """
+    model = default_model() if model is None else model
+    crops = split_cells(board, shape)
+    probabilities = model.predict_cell_proba(crops).reshape(*shape, len(ALL_CELLS))
+    kingdom, confidence = decode(probabilities, ALL_CELLS, shape)
+    best = probabilities.argmax(axis=2)
+    doubtful = frozenset(
+        pos
+        for pos, cell in kingdom.cells()
+        if confidence[pos] < DOUBT_THRESHOLD or ALL_CELLS[best[pos]] != cell
+    )
+    return BoardPrediction(kingdom, confidence, probabilities, ALL_CELLS, doubtful)
+
+
+def decode(
+    probabilities: np.ndarray, classes: Sequence[Cell], shape: tuple[int, int]
+) -> tuple[Kingdom, np.ndarray]:
+    """Choose the most probable grid that the tile set can build.
+
+    The squares are assigned jointly to "slots": every (terrain, crowns) pair
+    as many times as the 48 dominoes hold it, one castle slot that must be used,
+    and enough empty slots. The cost of giving a square a slot is ``-log p``,
+    and :func:`scipy.optimize.linear_sum_assignment` finds the exact optimum, so
+    a square only moves off its best label when the set forces it, and then to
+    the next most probable one that fits.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray
+        ``rows × cols × len(classes)`` (or ``rows*cols × len(classes)``) probabilities.
+    classes : sequence of Cell
+        The cell value of each entry along the last axis.
+    shape : tuple of int
+        ``(rows, cols)`` of the grid.
+
+    Returns
+    -------
+    kingdom : Kingdom
+        The decoded grid.
+    confidence : numpy.ndarray
+        ``rows × cols`` probability of each square's decoded label.
+    """
+    rows, cols = shape
+    n = rows * cols
+    probs = np.asarray(probabilities, dtype=np.float64).reshape(n, len(classes))
+    index = {cell: i for i, cell in enumerate(classes)}
+    slot_cells = _slots(n)
+    cost = np.full((n, len(slot_cells)), -np.log(_EPS))
+    for j, cell in enumerate(slot_cells):
+        if cell in index:
+            cost[:, j] = -np.log(np.clip(probs[:, index[cell]], _EPS, 1.0))
+    castle_column = slot_cells.index(CASTLE)
+    cost[:, castle_column] -= 1e6  # the one castle slot is always used
+    row_ind, col_ind = linear_sum_assignment(cost)
+    chosen = [EMPTY] * n
+    for r, j in zip(row_ind, col_ind, strict=True):
+        chosen[r] = slot_cells[j]
+    confidence = np.array(
+        [probs[i, index[c]] if c in index else 0.0 for i, c in enumerate(chosen)]
+    ).reshape(rows, cols)
+    grid = [chosen[r * cols : (r + 1) * cols] for r in range(rows)]
+    return Kingdom.from_cells(grid), confidence
+
+
+class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+    """Label square feature vectors (from :func:`scorer.cells.cell_features`) with cell tokens.
+
+    Parameters
+    ----------
+    kind : {"hgb", "logistic", "mlp"}
+        The learner: histogram gradient boosting, a scaled logistic regression, or a
+        scaled one-hidden-layer perceptron.
+    max_iter : int
+        Boosting rounds (``hgb``) or solver iterations (``logistic``).
+    learning_rate : float
+        Boosting learning rate.
+    max_leaf_nodes : int
+        Leaves per boosted tree.
+    l2_regularization : float
+        L2 penalty of the boosted trees.
+    C : float
+        Inverse regularisation of the logistic regression.
+    hidden_units : int
+        Width of the perceptron's hidden layer.
+    alpha : float
+        L2 penalty of the perceptron.
+    random_state : int
+        Seed.
+    """
+
+    def __init__(
+        self,
+        kind: str = "hgb",
+        max_iter: int = 200,
+        learning_rate: float = 0.1,
+        max_leaf_nodes: int = 15,
+        l2_regularization: float = 0.0,
+        C: float = 1.0,  # noqa: N803 - scikit-learn's name
+        hidden_units: int = 256,
+        alpha: float = 1e-3,
+        random_state: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.l2_regularization = l2_regularization
+        self.C = C
+        self.hidden_units = hidden_units
+        self.alpha = alpha
+        self.random_state = random_state
+
+    def fit(self, X: np.ndarray, y: Any) -> CellClassifier:  # noqa: N803
+        """Fit on an ``n × FEATURE_SIZE`` matrix and cell tokens; return ``self``."""
+        X = np.asarray(X, dtype=np.float32)  # noqa: N806
+        labels = np.asarray(y, dtype=str)
+        unknown = set(labels) - set(TOKENS)
+        if unknown:
+            raise ValueError(f"unknown cell tokens: {sorted(unknown)}")
+        estimator = self._make_estimator()
+        estimator.fit(X, labels)
+        self.estimator_ = estimator
+        self.classes_ = np.asarray(estimator.classes_)
+        self.n_features_in_ = X.shape[1]
+        self.feature_version_ = FEATURE_VERSION
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """Probabilities, one column per entry of ``classes_``."""
+        check_is_fitted(self, "estimator_")
+        return np.asarray(self.estimator_.predict_proba(np.asarray(X, dtype=np.float32)))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        """The most probable token for each row."""
+        return np.asarray(self.classes_[self.predict_proba(X).argmax(axis=1)])
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """Probabilities over :data:`scorer.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
+        check_is_fitted(self, "estimator_")
+        features = np.stack([cell_features(c) for c in crops])
+        return self.expand_proba(self.predict_proba(features))
+
+    def expand_proba(self, proba: np.ndarray) -> np.ndarray:
+        """Re-order ``n × len(classes_)`` probabilities into ``n × 18`` in ``ALL_CELLS`` order."""
+        full = np.zeros((proba.shape[0], len(TOKENS)))
+        for j, token in enumerate(self.classes_):
+            full[:, TOKENS.index(str(token))] = proba[:, j]
+        return full
+
+    def _make_estimator(self) -> Any:
+        if self.kind == "hgb":
+            return HistGradientBoostingClassifier(
+                max_iter=self.max_iter,
+                learning_rate=self.learning_rate,
+                max_leaf_nodes=self.max_leaf_nodes,
+                l2_regularization=self.l2_regularization,
+                early_stopping=False,
+                random_state=self.random_state,
+            )
+        if self.kind == "logistic":
+            return Pipeline(
+                [
+                    ("scale", StandardScaler()),
+                    ("logistic", LogisticRegression(C=self.C, max_iter=self.max_iter)),
+                ]
+            )
+        if self.kind == "mlp":
+            return Pipeline(
+                [
+                    ("scale", StandardScaler()),
+                    (
+                        "mlp",
+                        MLPClassifier(
+                            hidden_layer_sizes=(self.hidden_units,),
+                            alpha=self.alpha,
+                            max_iter=self.max_iter,
+                            random_state=self.random_state,
+                        ),
+                    ),
+                ]
+            )
+        raise ValueError(f"unknown kind {self.kind!r}: use 'hgb', 'logistic' or 'mlp'")
+
+
+def load_model(path: str | Path | None = None) -> CellClassifier:
+    """Load a saved classifier after checking it against its metadata.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The model file, or a folder holding :data:`MODEL_FILE`; the committed
+        model in :data:`MODEL_DIR` when omitted. The metadata
+        (:data:`METADATA_FILE`) must sit beside it.
+
+    Raises
+    ------
+    ModelFileError
+        When the file or its metadata is missing, truncated, tampered with,
+        holds untrusted types or is not a classifier.
+    """
+    model_path = _model_path(path)
+    metadata = read_metadata(model_path.parent)
+    if not model_path.is_file():
+        raise ModelFileError(_restore(f"the model file {model_path} is missing"))
+    expected = metadata.get("sha256")
+    actual = file_sha256(model_path)
+    if actual != expected:
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} does not match its metadata "
+                f"(sha256 {actual[:12]}…, expected {str(expected)[:12]}…): "
+                "it is truncated, damaged or was changed"
+            )
+        )
+    return _load_skops(model_path)
+
+
+@cache
+def default_model() -> CellClassifier:
+    """The committed model, loaded once per process."""
+    return load_model()
+
+
+def save_model(
+    model: CellClassifier, folder: str | Path, metadata: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Write ``model`` and its metadata (with the file's sha256) into ``folder``.
+
+    Returns
+    -------
+    dict
+        The metadata as written.
+    """
+    import skops.io
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model_path = folder / MODEL_FILE
+    skops.io.dump(model, model_path, compression=8)  # ZIP_DEFLATED
+    written = dict(metadata)
+    written["model_file"] = MODEL_FILE
+    written["sha256"] = file_sha256(model_path)
+    written["size_bytes"] = model_path.stat().st_size
+    (folder / METADATA_FILE).write_text(json.dumps(written, indent=2) + "\n", encoding="utf-8")
+    return written
+
+
+def read_metadata(folder: str | Path) -> dict[str, Any]:
+    """Read ``model.json`` from ``folder``; raise :class:`ModelFileError` when unreadable."""
+    path = Path(folder) / METADATA_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelFileError(_restore(f"the model metadata {path} is missing")) from None
+    except (OSError, ValueError) as err:
+        raise ModelFileError(_restore(f"the model metadata {path} is unreadable: {err}")) from None
+    if not isinstance(data, dict) or "sha256" not in data:
+        raise ModelFileError(_restore(f"the model metadata {path} has no sha256"))
+    return data
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _model_path(path: str | Path | None) -> Path:
+    if path is None:
+        return MODEL_DIR / MODEL_FILE
+    path = Path(path)
+    return path / MODEL_FILE if path.is_dir() else path
+
+
+def _load_skops(model_path: Path) -> CellClassifier:
+    import skops.io
+
+    try:
+        untrusted = set(skops.io.get_untrusted_types(file=model_path))
+        refused = sorted(untrusted - _TRUSTED_TYPES)
+        if refused:
+            raise ModelFileError(
+                _restore(f"the model file {model_path} holds untrusted types: {refused}")
+            )
+        model = skops.io.load(model_path, trusted=sorted(untrusted))
+    except ModelFileError:
+        raise
+    except Exception as err:  # skops raises many kinds on a damaged archive
+        raise ModelFileError(
+            _restore(f"the model file {model_path} cannot be read: {err}")
+        ) from None
+    if not isinstance(model, CellClassifier):
+        raise ModelFileError(
+            _restore(f"the model file {model_path} holds a {type(model).__name__}")
+        )
+    if getattr(model, "feature_version_", None) != FEATURE_VERSION:
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} was trained on feature version "
+                f"{getattr(model, 'feature_version_', None)}, this program computes "
+                f"version {FEATURE_VERSION}"
+            )
+        )
+    return model
+
+
+def _restore(reason: str) -> str:
+    return f"{reason}. Restore it with `git checkout models/` or retrain with `make train`."
+
+
+@cache
+def _slots(n_cells: int) -> tuple[Cell, ...]:
+    counts = tileset_counts()
+    slots = [cell for cell in ALL_CELLS if cell in counts for _ in range(counts[cell])]
+    slots.append(CASTLE)
+    slots.extend([EMPTY] * n_cells)
+    return tuple(slots)

@@ -1,0 +1,193 @@
+"""Load the labelled data sets used to train and measure the square classifier.
+
+Three sets live under the data folder (``$KINGDOMINO_DATA`` or ``../shared/data``
+beside the checkout), described in its README:
+
+* ``aau-boards/``: rectified 5×5 boards with text-grid labels and kingdom groups;
+* ``phone-tiles/``: single-square crops from phone photos, grouped by photo id;
+* ``mighty-duel/``: single-square crops and rectified 7×7 boards.
+
+Every loader returns plain records with BGR uint8 images and :class:`Cell`
+labels, plus the group that must never be split between training and
+evaluation.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scorer.cells import split_cells
+from scorer.kingdom import CASTLE, EMPTY, Cell, Kingdom, Terrain
+
+DATA_ENV = "KINGDOMINO_DATA"
+"""Environment variable naming the data folder."""
+
+_REPO_ROOT = Path(__file__).resolve().parents[1]
+_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+_GroupOf = Callable[[Path], str]
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One labelled square crop.
+
+    Attributes
+    ----------
+    image : numpy.ndarray
+        The crop, BGR uint8.
+    cell : Cell
+        Its label.
+    group : str
+        Samples sharing a group (same photo, same kingdom) stay on one side of a split.
+    source : str
+        The data set: ``aau``, ``phone`` or ``duel``.
+    """
+
+    image: np.ndarray
+    cell: Cell
+    group: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Board:
+    """One rectified, labelled kingdom image.
+
+    Attributes
+    ----------
+    name : str
+        The board's name in its data set (``"17"``, ``"game1"``).
+    image : numpy.ndarray
+        The rectified board, BGR uint8, row 0 at the top.
+    kingdom : Kingdom
+        The labelled grid, in the orientation of the image.
+    group : str
+        The physical kingdom; several photos may show the same one.
+    """
+
+    name: str
+    image: np.ndarray
+    kingdom: Kingdom
+    group: str
+
+
+def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """Return the data folder: ``path``, else ``$KINGDOMINO_DATA``, else ``../shared/data``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When none of them holds the labelled data.
+    """
+    candidates: list[Path] = []
+    if path is not None:
+        candidates.append(Path(path))
+    elif os.environ.get(DATA_ENV):
+        candidates.append(Path(os.environ[DATA_ENV]))
+    else:
+        candidates.append(_REPO_ROOT.parent / "shared" / "data")
+    for candidate in candidates:
+        if (candidate / "aau-boards").is_dir() or (candidate / "phone-tiles").is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"labelled data not found at {candidates[0]}: pass --data or set {DATA_ENV}"
+    )
+
+
+def load_aau_boards(root: Path) -> list[Board]:
+    """Load every board of ``aau-boards/`` with its label and kingdom group."""
+    base = root / "aau-boards"
+    groups = _read_groups(base / "groups.csv")
+    boards = []
+    for label in sorted((base / "labels").glob("*.txt"), key=_natural_key):
+        name = label.stem
+        image = _read_image(base / "images" / f"{name}.jpg")
+        kingdom = Kingdom.parse(label.read_text(encoding="utf-8"))
+        boards.append(Board(name, image, kingdom, groups.get(name, f"board-{name}")))
+    return boards
+
+
+def load_phone_tiles(root: Path) -> list[Tile]:
+    """Load ``phone-tiles/``: one :class:`Tile` per crop, grouped by photo id."""
+    return _load_tile_folders(root / "phone-tiles", "phone", _photo_id)
+
+
+def load_duel_tiles(root: Path) -> list[Tile]:
+    """Load ``mighty-duel/tiles/``; each crop is its own group (photo ids are not recorded)."""
+    return _load_tile_folders(root / "mighty-duel" / "tiles", "duel", lambda p: f"duel-{p.stem}")
+
+
+def load_duel_boards(root: Path) -> list[Board]:
+    """Load the rectified Mighty Duel boards that have a label (``labels/gameN.txt``)."""
+    base = root / "mighty-duel"
+    boards = []
+    for label in sorted((base / "labels").glob("*.txt"), key=_natural_key):
+        image = _read_image(base / "boards" / f"{label.stem}.png")
+        kingdom = Kingdom.parse(label.read_text(encoding="utf-8"))
+        boards.append(Board(label.stem, image, kingdom, label.stem))
+    return boards
+
+
+def folder_cell(name: str) -> Cell:
+    """The label of a tile folder: ``wheat_1`` → W1, ``castle`` → C, ``empty`` → ``.``.
+
+    >>> folder_cell("mine_3").token
+    'M3'
+    """
+    if name == Terrain.CASTLE.value:
+        return CASTLE
+    if name == Terrain.EMPTY.value:
+        return EMPTY
+    terrain, _, crowns = name.rpartition("_")
+    return Cell(Terrain(terrain), int(crowns))
+
+
+def _load_tile_folders(base: Path, source: str, group_of: _GroupOf) -> list[Tile]:
+    tiles = []
+    for folder in sorted(p for p in base.iterdir() if p.is_dir()):
+        cell = folder_cell(folder.name)
+        for file in sorted(folder.iterdir()):
+            if file.suffix.lower() in _IMAGE_SUFFIXES:
+                tiles.append(Tile(_read_image(file), cell, group_of(file), source))
+    return tiles
+
+
+def _photo_id(path: Path) -> str:
+    """The photo a phone tile was cut from: the file name before its last ``_``."""
+    return "phone-" + path.stem.rpartition("_")[0]
+
+
+def _read_groups(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8") as f:
+        return {row["board"]: f"kingdom-{row['kingdom']}" for row in csv.DictReader(f)}
+
+
+def _read_image(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"cannot read image {path}")
+    return image
+
+
+def _natural_key(path: Path) -> tuple[int, str]:
+    stem = path.stem
+    digits = "".join(ch for ch in stem if ch.isdigit())
+    return (int(digits) if digits else -1, stem)
+
+
+def board_tiles(board: Board, source: str = "aau") -> list[Tile]:
+    """Cut a labelled board into one :class:`Tile` per square, in the board's group."""
+    crops = split_cells(board.image, board.kingdom.shape)
+    return [
+        Tile(crop, cell, board.group, source)
+        for crop, (_, cell) in zip(crops, board.kingdom.cells(), strict=True)
+    ]

@@ -1,0 +1,254 @@
+"""Train the square classifier on all labelled data and write ``models/``.
+
+``python -m scorer.train`` reads the data folder (``--data``, else
+``$KINGDOMINO_DATA``, else ``../shared/data``): every square of
+``aau-boards/``, every crop of ``phone-tiles/`` (including the empty class of
+table and background) and of ``mighty-duel/tiles/``. Each crop is seen in its
+four 90° turns and in jittered copies (light, colour, blur, a few pixels of
+seam drift). Training is seeded, so the same data gives the same model.
+
+The helpers here (:func:`collect_tiles`, :func:`featurize`, :func:`fit_model`)
+are shared with :mod:`scorer.evaluate`, which uses them to train on folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import sklearn
+
+from scorer import datasets
+from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cell_features
+from scorer.classify import (
+    MODEL_DIR,
+    CellClassifier,
+    save_model,
+)
+from scorer.datasets import Tile
+
+SOURCES: Final = ("aau", "phone", "duel")
+"""The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
+
+JITTERED_VIEWS: Final = 2
+"""Jittered copies of each crop added to its four 90° turns."""
+
+MODEL_PARAMS: Final[dict[str, Any]] = {
+    "kind": "hgb",
+    "max_iter": 120,
+    "learning_rate": 0.15,
+    "max_leaf_nodes": 15,
+    "random_state": 0,
+}
+"""The classifier chosen by grouped cross-validation (see ``models/evaluation.md``)."""
+
+EVALUATION_FILE: Final = "evaluation.json"
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """Feature rows of many crops and their augmented views.
+
+    Attributes
+    ----------
+    X : numpy.ndarray
+        ``m × FEATURE_SIZE`` float32 features.
+    y : numpy.ndarray
+        ``m`` cell tokens.
+    groups : numpy.ndarray
+        ``m`` group names (kingdom or photo): never split between train and test.
+    sources : numpy.ndarray
+        ``m`` data set names.
+    origin : numpy.ndarray
+        ``m`` indices of the crop each row was computed from.
+    original : numpy.ndarray
+        ``m`` booleans: True for the crop as it is (no turn, no jitter).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    groups: np.ndarray
+    sources: np.ndarray
+    origin: np.ndarray
+    original: np.ndarray
+
+    def select(self, mask: np.ndarray) -> FeatureSet:
+        """The rows where ``mask`` is True."""
+        return FeatureSet(
+            self.X[mask],
+            self.y[mask],
+            self.groups[mask],
+            self.sources[mask],
+            self.origin[mask],
+            self.original[mask],
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train on all data and write the model and its metadata; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m scorer.train", description=__doc__)
+    parser.add_argument("--data", help="the labelled data folder (default: ../shared/data)")
+    parser.add_argument("--out", default=str(MODEL_DIR), help="where to write the model")
+    parser.add_argument("--seed", type=int, default=0, help="seed for augmentation and model")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
+    parser.add_argument(
+        "--views", type=int, default=JITTERED_VIEWS, help="jittered copies per crop"
+    )
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    root = datasets.data_dir(args.data)
+    tiles = collect_tiles(root, SOURCES)
+    print(f"{len(tiles)} labelled crops from {root}", file=sys.stderr)
+    features = featurize(tiles, views=args.views, seed=args.seed, jobs=args.jobs)
+    print(f"{len(features.y)} feature rows in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    model = fit_model(features, seed=args.seed)
+    out = Path(args.out)
+    metadata = {
+        "format": "skops",
+        "sklearn_version": sklearn.__version__,
+        "feature_version": FEATURE_VERSION,
+        "feature_size": FEATURE_SIZE,
+        "classes": [str(c) for c in model.classes_],
+        "params": model.get_params(),
+        "seed": args.seed,
+        "augmentation": f"4 turns of 90° + {args.views} jittered views per crop",
+        "data": describe_data(tiles),
+        "held_out": _held_out_figures(out),
+    }
+    written = save_model(model, out, metadata)
+    elapsed = time.perf_counter() - start
+    print(
+        f"wrote {out / written['model_file']} ({written['size_bytes'] / 1e6:.1f} MB) "
+        f"in {elapsed:.0f} s",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def collect_tiles(root: Path, sources: Iterable[str] = SOURCES) -> list[Tile]:
+    """Every labelled crop of the chosen data sets (aau boards are cut into squares)."""
+    tiles: list[Tile] = []
+    for source in sources:
+        if source == "aau":
+            for board in datasets.load_aau_boards(root):
+                tiles.extend(datasets.board_tiles(board))
+        elif source == "phone":
+            tiles.extend(datasets.load_phone_tiles(root))
+        elif source == "duel":
+            tiles.extend(datasets.load_duel_tiles(root))
+        else:
+            raise ValueError(f"unknown data set {source!r}; choose from {SOURCES}")
+    return tiles
+
+
+def featurize(
+    tiles: Sequence[Tile], views: int = JITTERED_VIEWS, seed: int = 0, jobs: int = 1
+) -> FeatureSet:
+    """Features of each crop in its four 90° turns plus ``views`` jittered copies.
+
+    Each crop's jitter is seeded by ``seed`` and its index, so the result does
+    not depend on ``jobs``.
+    """
+    chunks = np.array_split(np.arange(len(tiles)), max(1, jobs * 4))
+    images = [t.image for t in tiles]
+    work = [([images[i] for i in chunk], chunk) for chunk in chunks if len(chunk)]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = [pool.submit(_featurize_chunk, imgs, idx, views, seed) for imgs, idx in work]
+            results = [f.result() for f in futures]
+    else:
+        results = [_featurize_chunk(imgs, idx, views, seed) for imgs, idx in work]
+    X = np.concatenate([r[0] for r in results])  # noqa: N806
+    origin = np.concatenate([r[1] for r in results])
+    original = np.concatenate([r[2] for r in results])
+    return FeatureSet(
+        X=X,
+        y=np.array([tiles[i].cell.token for i in origin]),
+        groups=np.array([tiles[i].group for i in origin]),
+        sources=np.array([tiles[i].source for i in origin]),
+        origin=origin,
+        original=original,
+    )
+
+
+def fit_model(features: FeatureSet, seed: int = 0, **params: Any) -> CellClassifier:
+    """Fit a :class:`CellClassifier` with :data:`MODEL_PARAMS` (overridden by ``params``)."""
+    chosen = {**MODEL_PARAMS, "random_state": seed, **params}
+    return CellClassifier(**chosen).fit(features.X, features.y)
+
+
+def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
+    """Counts of crops and groups per data set and per label, for the metadata."""
+    out: dict[str, Any] = {}
+    for source in sorted({t.source for t in tiles}):
+        mine = [t for t in tiles if t.source == source]
+        labels = Counter(t.cell.token for t in mine)
+        out[source] = {
+            "crops": len(mine),
+            "groups": len({t.group for t in mine}),
+            "labels": dict(sorted(labels.items())),
+        }
+    return out
+
+
+def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A jittered copy of a crop: turn, seam drift, light, colour and blur."""
+    h, w = image.shape[:2]
+    dy, dx = (rng.uniform(-0.05, 0.05, 2) * (h, w)).round().astype(int)
+    scale = rng.uniform(0.9, 1.0)
+    ch, cw = max(4, int(h * scale)), max(4, int(w * scale))
+    y0 = int(np.clip((h - ch) // 2 + dy, 0, h - ch))
+    x0 = int(np.clip((w - cw) // 2 + dx, 0, w - cw))
+    out = image[y0 : y0 + ch, x0 : x0 + cw]
+    out = np.ascontiguousarray(np.rot90(out, int(rng.integers(4))))
+    hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.float32)
+    hsv[..., 0] = (hsv[..., 0] + rng.uniform(-4, 4)) % 180
+    hsv[..., 1] *= rng.uniform(0.8, 1.2)
+    hsv[..., 2] = hsv[..., 2] * rng.uniform(0.75, 1.25) + rng.uniform(-15, 15)
+    out = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR)
+    sigma = rng.uniform(0.0, 1.5) * max(h, w) / 64
+    if sigma > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    return out
+
+
+def _featurize_chunk(
+    images: Sequence[np.ndarray], indices: np.ndarray, views: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows: list[np.ndarray] = []
+    origin: list[int] = []
+    original: list[bool] = []
+    for image, index in zip(images, indices, strict=True):
+        rng = np.random.default_rng([seed, int(index)])
+        for k in range(4):
+            rows.append(cell_features(np.ascontiguousarray(np.rot90(image, k))))
+            origin.append(int(index))
+            original.append(k == 0)
+        for _ in range(views):
+            rows.append(cell_features(augment(image, rng)))
+            origin.append(int(index))
+            original.append(False)
+    return np.asarray(rows, np.float32), np.asarray(origin), np.asarray(original)
+
+
+def _held_out_figures(folder: Path) -> dict[str, Any]:
+    path = folder / EVALUATION_FILE
+    if not path.exists():
+        return {"note": "run python -m scorer.evaluate to measure"}
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    summary: dict[str, Any] = data.get("summary", data)
+    return summary
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""Tests for scorer.cells: cutting a board into squares and describing them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer.cells import FEATURE_SIZE, cell_features, split_cells
+
+
+@pytest.mark.parametrize(
+    ("height", "width", "shape", "margin"),
+    [
+        (500, 500, (5, 5), 0.06),
+        (700, 700, (7, 7), 0.0),
+        (503, 498, (5, 5), 0.1),
+        (300, 500, (3, 5), 0.06),
+        (60, 60, (1, 1), 0.2),
+    ],
+)
+def test_split_cells_gives_one_crop_per_square(
+    height: int, width: int, shape: tuple[int, int], margin: float
+) -> None:
+    board = np.zeros((height, width, 3), np.uint8)
+    crops = split_cells(board, shape, margin=margin)
+    assert len(crops) == shape[0] * shape[1]
+    side_y, side_x = height / shape[0], width / shape[1]
+    for crop in crops:
+        assert abs(crop.shape[0] - side_y * (1 - 2 * margin)) <= 2
+        assert abs(crop.shape[1] - side_x * (1 - 2 * margin)) <= 2
+
+
+def test_split_cells_is_row_major_and_stays_inside_each_square() -> None:
+    board = np.zeros((200, 300, 3), np.uint8)
+    for r in range(2):
+        for c in range(3):
+            board[r * 100 : (r + 1) * 100, c * 100 : (c + 1) * 100] = 10 * (r * 3 + c) + 5
+    crops = split_cells(board, (2, 3))
+    for index, crop in enumerate(crops):
+        assert (crop == 10 * index + 5).all()
+
+
+@pytest.mark.parametrize("margin", [-0.1, 0.5, 0.7])
+def test_split_cells_refuses_a_bad_margin(margin: float) -> None:
+    with pytest.raises(ValueError, match="margin"):
+        split_cells(np.zeros((50, 50, 3), np.uint8), (5, 5), margin=margin)
+
+
+def test_split_cells_refuses_an_empty_grid() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        split_cells(np.zeros((50, 50, 3), np.uint8), (0, 5))
+
+
+def test_features_are_a_fixed_length_float32_vector(fixtures: Path) -> None:
+    crop = cv2.imread(str(fixtures / "cells" / "M2_1.jpg"), cv2.IMREAD_COLOR)
+    features = cell_features(crop)
+    assert features.dtype == np.float32
+    assert features.shape == (FEATURE_SIZE,)
+    assert np.isfinite(features).all()
+
+
+def test_features_do_not_depend_much_on_resolution(fixtures: Path) -> None:
+    crop = cv2.imread(str(fixtures / "cells" / "W1_1.jpg"), cv2.IMREAD_COLOR)
+    large = cv2.resize(crop, (160, 160), interpolation=cv2.INTER_CUBIC)
+    other = cv2.imread(str(fixtures / "cells" / "F0_1.jpg"), cv2.IMREAD_COLOR)
+    same = np.linalg.norm(cell_features(crop) - cell_features(large))
+    different = np.linalg.norm(cell_features(crop) - cell_features(other))
+    assert same < 0.5 * different
+
+
+def test_features_barely_change_when_the_crop_turns(fixtures: Path) -> None:
+    crop = cv2.imread(str(fixtures / "cells" / "G2_1.jpg"), cv2.IMREAD_COLOR)
+    turned = np.ascontiguousarray(np.rot90(crop))
+    other = cv2.imread(str(fixtures / "cells" / "G0_1.jpg"), cv2.IMREAD_COLOR)
+    same = np.linalg.norm(cell_features(crop) - cell_features(turned))
+    different = np.linalg.norm(cell_features(crop) - cell_features(other))
+    assert same < 0.5 * different
+
+
+@pytest.mark.parametrize("shape", [(0, 0, 3), (2, 2, 3), (10, 10), (10, 10, 4)])
+def test_features_refuse_what_is_not_a_crop(shape: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match="crop"):
+        cell_features(np.zeros(shape, np.uint8))

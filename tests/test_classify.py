@@ -1,0 +1,238 @@
+"""Tests for scorer.classify: the classifier, its saved file and tile-set decoding."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from scorer import classify
+from scorer.cells import cell_features
+from scorer.classify import (
+    METADATA_FILE,
+    MODEL_FILE,
+    CellClassifier,
+    classify_board,
+    decode,
+    load_model,
+    save_model,
+)
+from scorer.errors import ModelFileError
+from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Terrain, tileset_counts
+
+
+def _fixture_crops(fixtures: Path) -> dict[str, list[np.ndarray]]:
+    crops: dict[str, list[np.ndarray]] = {}
+    for path in sorted((fixtures / "cells").glob("*.jpg")):
+        token = path.stem.rpartition("_")[0]
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        assert image is not None
+        crops.setdefault(token, []).append(image)
+    return crops
+
+
+@pytest.fixture(scope="module")
+def tiny_model(fixtures: Path) -> CellClassifier:
+    """A small model trained on the first copy of each fixture crop, in four turns."""
+    rows, labels = [], []
+    for token, images in _fixture_crops(fixtures).items():
+        for k in range(4):
+            rows.append(cell_features(np.ascontiguousarray(np.rot90(images[0], k))))
+            labels.append(token)
+    return CellClassifier(kind="logistic", max_iter=500, C=10.0).fit(np.stack(rows), labels)
+
+
+@pytest.fixture()
+def saved_model(tiny_model: CellClassifier, tmp_path: Path) -> Path:
+    save_model(tiny_model, tmp_path, {"note": "test"})
+    return tmp_path
+
+
+def test_tiny_model_reads_a_board_built_from_crops(
+    tiny_model: CellClassifier, fixtures: Path
+) -> None:
+    crops = _fixture_crops(fixtures)
+    tokens = ["W0", "F0", "L0", "G0", "C", "S0", "M0", "W1", "L1"]
+    squares = [cv2.resize(crops[t][0], (100, 100)) for t in tokens]
+    board = np.vstack([np.hstack(squares[r * 3 : r * 3 + 3]) for r in range(3)])
+    prediction = classify_board(board, (3, 3), tiny_model)
+    assert [c.token for _, c in prediction.kingdom.cells()] == tokens
+    assert prediction.probabilities.shape == (3, 3, len(ALL_CELLS))
+    assert prediction.confidence.shape == (3, 3)
+    assert prediction.classes == ALL_CELLS
+    assert np.allclose(prediction.probabilities.sum(axis=2), 1.0)
+
+
+def test_tiny_model_generalises_to_other_kingdoms(
+    tiny_model: CellClassifier, fixtures: Path
+) -> None:
+    crops = _fixture_crops(fixtures)
+    held_out = [(token, images[1]) for token, images in crops.items() if len(images) > 1]
+    features = np.stack([cell_features(image) for _, image in held_out])
+    predicted = tiny_model.predict(features)
+    terrain_right = sum(p[0] == t[0] for p, (t, _) in zip(predicted, held_out, strict=True))
+    assert terrain_right >= 0.75 * len(held_out)
+
+
+def test_classifier_follows_estimator_rules() -> None:
+    model = CellClassifier(kind="logistic", C=3.0)
+    assert model.get_params()["C"] == 3.0
+    assert not hasattr(model, "classes_")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))  # noqa: N806
+    y = ["W0"] * 20 + ["C"] * 20
+    assert model.fit(X, y) is model
+    assert list(model.classes_) == ["C", "W0"]
+    assert model.predict_proba(X).shape == (40, 2)
+
+
+def test_classifier_refuses_unknown_tokens() -> None:
+    with pytest.raises(ValueError, match="unknown cell tokens"):
+        CellClassifier(kind="logistic").fit(np.zeros((2, 3)), ["W0", "X9"])
+
+
+def test_saved_model_loads_and_predicts_the_same(
+    tiny_model: CellClassifier, saved_model: Path
+) -> None:
+    loaded = load_model(saved_model)
+    X = np.random.default_rng(1).normal(size=(5, tiny_model.n_features_in_))  # noqa: N806
+    assert np.allclose(loaded.predict_proba(X), tiny_model.predict_proba(X))
+    metadata = json.loads((saved_model / METADATA_FILE).read_text())
+    assert metadata["sha256"] == classify.file_sha256(saved_model / MODEL_FILE)
+
+
+def test_tampered_model_is_refused(saved_model: Path) -> None:
+    path = saved_model / MODEL_FILE
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFileError, match="does not match its metadata") as err:
+        load_model(saved_model)
+    assert str(path) in str(err.value)
+    assert "git checkout models/" in str(err.value)
+    assert "make train" in str(err.value)
+
+
+def test_truncated_model_is_refused(saved_model: Path) -> None:
+    path = saved_model / MODEL_FILE
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ModelFileError, match="truncated"):
+        load_model(path)
+
+
+def test_missing_model_is_refused(saved_model: Path) -> None:
+    (saved_model / MODEL_FILE).unlink()
+    with pytest.raises(ModelFileError, match="missing"):
+        load_model(saved_model)
+
+
+def test_missing_metadata_is_refused(saved_model: Path) -> None:
+    (saved_model / METADATA_FILE).unlink()
+    with pytest.raises(ModelFileError, match="metadata"):
+        load_model(saved_model)
+
+
+def test_matching_hash_of_a_damaged_archive_is_still_refused(saved_model: Path) -> None:
+    path = saved_model / MODEL_FILE
+    path.write_bytes(b"not a zip archive")
+    metadata = json.loads((saved_model / METADATA_FILE).read_text())
+    metadata["sha256"] = classify.file_sha256(path)
+    (saved_model / METADATA_FILE).write_text(json.dumps(metadata))
+    with pytest.raises(ModelFileError, match="cannot be read"):
+        load_model(saved_model)
+
+
+def test_committed_model_loads() -> None:
+    if not (classify.MODEL_DIR / MODEL_FILE).exists():
+        pytest.skip("no committed model yet")
+    model = load_model()
+    assert set(model.classes_) <= {c.token for c in ALL_CELLS}
+
+
+def test_committed_model_refused_when_copied_with_wrong_hash(tmp_path: Path) -> None:
+    if not (classify.MODEL_DIR / MODEL_FILE).exists():
+        pytest.skip("no committed model yet")
+    shutil.copy(classify.MODEL_DIR / MODEL_FILE, tmp_path / MODEL_FILE)
+    (tmp_path / METADATA_FILE).write_text(json.dumps({"sha256": "0" * 64}))
+    with pytest.raises(ModelFileError):
+        load_model(tmp_path)
+
+
+# --- decoding -----------------------------------------------------------------
+
+
+def _one_hot(tokens: list[str], sharp: float = 0.9) -> np.ndarray:
+    probs = np.full((len(tokens), len(ALL_CELLS)), (1 - sharp) / (len(ALL_CELLS) - 1))
+    for i, token in enumerate(tokens):
+        probs[i, [c.token for c in ALL_CELLS].index(token)] = sharp
+    return probs
+
+
+def test_decode_keeps_a_consistent_argmax() -> None:
+    tokens = ["G0", "L0", "F0", "W1", "C", "F0", "M2", "S0", "."]
+    kingdom, confidence = decode(_one_hot(tokens), ALL_CELLS, (3, 3))
+    assert [c.token for _, c in kingdom.cells()] == tokens
+    assert np.allclose(confidence, 0.9)
+
+
+def test_decode_moves_the_least_sure_square_of_an_over_used_pair() -> None:
+    # the set holds one M3; the less sure of two M3 squares takes its second choice, M2
+    probs = _one_hot(["M3", "M3", "C", "W0"])
+    probs[1] = 0.0
+    probs[1, [c.token for c in ALL_CELLS].index("M3")] = 0.6
+    probs[1, [c.token for c in ALL_CELLS].index("M2")] = 0.4
+    kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
+    assert [c.token for _, c in kingdom.cells()] == ["M3", "M2", "C", "W0"]
+
+
+def test_decode_makes_exactly_one_castle() -> None:
+    probs = _one_hot(["C", "C", "W0", "F0"])
+    probs[1, 0] = 0.05  # W0 is the second choice of square 1
+    kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
+    assert kingdom.castle == (0, 0)
+    kingdom, _ = decode(_one_hot(["W0", "F0", "L0", "G0"]), ALL_CELLS, (2, 2))
+    assert sum(c == CASTLE for _, c in kingdom.cells()) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    side=st.sampled_from([3, 5, 7]),
+    data=st.data(),
+)
+def test_decode_never_breaks_the_tile_set(side: int, data: st.DataObject) -> None:
+    raw = data.draw(
+        arrays(
+            np.float64,
+            (side * side, len(ALL_CELLS)),
+            elements=st.floats(0.0, 1.0, allow_nan=False, width=32),
+        )
+    )
+    probs = raw + 1e-6
+    probs /= probs.sum(axis=1, keepdims=True)
+    kingdom, confidence = decode(probs.reshape(side, side, -1), ALL_CELLS, (side, side))
+    counts = Counter(c for _, c in kingdom.cells())
+    assert counts[CASTLE] == 1
+    caps = tileset_counts()
+    for cell, n in counts.items():
+        assert cell in ALL_CELLS
+        if cell not in (CASTLE, EMPTY):
+            assert n <= caps[cell]
+    assert confidence.shape == (side, side)
+    assert ((confidence >= 0) & (confidence <= 1)).all()
+
+
+def test_decode_fills_a_duel_board_with_the_whole_set() -> None:
+    # 49 squares all most likely W0: only 26 W0 exist, the rest take other labels
+    probs = _one_hot(["W0"] * 49, sharp=0.5)
+    kingdom, _ = decode(probs, ALL_CELLS, (7, 7))
+    counts = Counter(c for _, c in kingdom.cells())
+    assert counts[Cell(Terrain.WHEAT, 0)] == tileset_counts()[Cell(Terrain.WHEAT, 0)]
+    assert counts[CASTLE] == 1

@@ -1,0 +1,88 @@
+"""Tests for scorer.evaluate: the figures and the report (not the full cross-validation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer import evaluate
+from scorer.kingdom import ALL_CELLS, Kingdom
+
+
+@pytest.mark.parametrize(
+    ("grid", "expected"),
+    [
+        ("W1 W0 C\nF0 F1 .", 4),
+        ("C W0\nW0 W0", 0),
+        ("M3 M2\nM0 C", 15),
+        ("G2 G0 G0\nL1 C G1\nL0 L0 G0", 5 * 3 + 3 * 1),
+    ],
+)
+def test_property_score(grid: str, expected: int) -> None:
+    assert evaluate.property_score(Kingdom.parse(grid)) == expected
+
+
+def test_property_score_does_not_change_when_the_kingdom_turns() -> None:
+    kingdom = Kingdom.parse("G2 G0 W1\nL1 C G1\nL0 M2 G0")
+    turned = kingdom
+    for _ in range(3):
+        turned = turned.rotate()
+        assert evaluate.property_score(turned) == evaluate.property_score(kingdom)
+
+
+def test_accuracies_split_terrain_and_crowns() -> None:
+    result = evaluate._accuracies(["W0", "W1", "C", "M2"], ["W0", "W0", "C", "S2"])
+    assert result == {"both": 0.5, "terrain": 0.75, "crowns": 0.75}
+
+
+def test_aau_figures_count_boards_and_mistakes() -> None:
+    truth = Kingdom.parse("W1 W0\nC F0")
+    tokens = [c.token for c in ALL_CELLS]
+    proba = np.full((4, len(tokens)), 0.001)
+    for i, token in enumerate(["W1", "W0", "C", "L0"]):
+        proba[i, tokens.index(token)] = 1.0
+    board = evaluate.datasets.Board("b", np.zeros((2, 2, 3), np.uint8), truth, "g")
+    figures = evaluate._aau_figures([board], proba)
+    assert figures["decoded"]["both"] == 0.75
+    assert figures["boards_exact_grid"] == 0.0
+    assert figures["boards_exact_score"] == 1.0  # both score 2: the wrong square has no crown
+    assert figures["mistakes"] == ["board b (1, 1): F0→L0"]
+
+
+def test_report_quotes_every_summary_figure() -> None:
+    accuracies = {"both": 0.995, "terrain": 0.999, "crowns": 0.996}
+    confusion = evaluate._confusion(["W0", "C"], ["W0", "C"])
+    result = {
+        "folds": 5,
+        "seed": 0,
+        "seconds": 1.0,
+        "summary": {
+            "aau_squares_right": 0.995,
+            "aau_terrain_right": 0.999,
+            "aau_crowns_right": 0.996,
+            "aau_boards_exact_score": 0.93,
+            "aau_boards_exact_grid": 0.9,
+            "phone_tiles_right": 0.98,
+            "duel_tiles_right": 0.9,
+            "duel_game1_squares_right": 49,
+            "duel_game1_squares": 49,
+        },
+        "aau": {
+            "boards": 57,
+            "squares": 1425,
+            "raw": accuracies,
+            "decoded": accuracies,
+            "confusion": confusion,
+            "mistakes": [],
+        },
+        "phone": {"squares": 10, **accuracies},
+        "duel": {
+            "tiles": {"squares": 5, **accuracies},
+            "game1": {"right": 49, "squares": 49, "best_rotation_right": 49, "mistakes": []},
+        },
+    }
+    report = evaluate.format_report(result)
+    assert "99.50%" in report
+    assert "93.00%" in report
+    assert "49/49" in report
+    assert "| **W0** |" in report

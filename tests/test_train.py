@@ -1,0 +1,75 @@
+"""Tests for scorer.train: augmentation, features of many crops, and a held-out retrain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scorer import datasets, train
+from scorer.classify import decode
+from scorer.datasets import Tile
+from scorer.kingdom import ALL_CELLS, Cell
+
+
+def _fixture_tiles(fixtures: Path) -> list[Tile]:
+    tiles = []
+    for path in sorted((fixtures / "cells").glob("*.jpg"))[:6]:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        assert image is not None
+        tiles.append(Tile(image, Cell.parse(path.stem.rpartition("_")[0]), path.stem, "test"))
+    return tiles
+
+
+def test_augment_keeps_a_usable_crop(fixtures: Path) -> None:
+    image = _fixture_tiles(fixtures)[0].image
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        out = train.augment(image, rng)
+        assert out.dtype == np.uint8
+        assert out.ndim == 3
+        assert 0.8 * image.shape[0] <= max(out.shape[:2]) <= image.shape[0]
+
+
+def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> None:
+    tiles = _fixture_tiles(fixtures)
+    one = train.featurize(tiles, views=1, seed=3, jobs=1)
+    two = train.featurize(tiles, views=1, seed=3, jobs=2)
+    assert np.array_equal(one.X, two.X)
+    assert len(one.y) == len(tiles) * 5
+    assert one.original.sum() == len(tiles)
+    assert list(one.y[one.original]) == [t.cell.token for t in tiles]
+
+
+def test_describe_data_counts_crops_groups_and_labels(fixtures: Path) -> None:
+    described = train.describe_data(_fixture_tiles(fixtures))
+    assert described["test"]["crops"] == 6
+    assert sum(described["test"]["labels"].values()) == 6
+
+
+def test_collect_tiles_refuses_an_unknown_data_set(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown data set"):
+        train.collect_tiles(tmp_path, ["nope"])
+
+
+@pytest.mark.slow
+def test_retrain_without_some_kingdoms_reads_them(shared_data: Path) -> None:
+    boards = datasets.load_aau_boards(shared_data)
+    groups = sorted({b.group for b in boards})
+    held_groups = set(groups[1::9])  # a few kingdoms, each photographed once or more
+    tiles = [t for b in boards if b.group not in held_groups for t in datasets.board_tiles(b)]
+    features = train.featurize(tiles, views=0, seed=0, jobs=2)
+    model = train.fit_model(features)
+    right = total = 0
+    for board in boards:
+        if board.group not in held_groups:
+            continue
+        crops = [t.image for t in datasets.board_tiles(board)]
+        kingdom, _ = decode(model.predict_cell_proba(crops), ALL_CELLS, board.kingdom.shape)
+        pairs = zip(kingdom.cells(), board.kingdom.cells(), strict=True)
+        right += sum(a == b for (_, a), (_, b) in pairs)
+        total += len(crops)
+    assert total >= 100
+    assert right / total >= 0.98, f"{right}/{total} squares of held-out kingdoms right"
