@@ -17,7 +17,7 @@ detail is lost. Rows run from the side nearest the top of the photo.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -350,12 +350,106 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
         if area / max(cv2.contourArea(hull), 1.0) < 0.55:
             continue
         quads: list[np.ndarray] = []
-        for quad in (_quad_from_hull(hull), _quad_from_poly(hull), _quad_from_rect(contour)):
+        for quad in (
+            _quad_from_hull(hull),
+            _quad_from_poly(hull),
+            _quad_from_rect(contour),
+            _quad_from_segments(contour),
+        ):
             if quad is not None and not any(np.abs(quad - q).max() < 2 for q in quads):
                 quads.append(quad)
         if quads:
             areas.append(quads)
     return areas
+
+
+def _quad_from_segments(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners from the straight stretches of the outline itself, not of its hull.
+
+    Collinear stretches are pooled (a side broken by a missing square is still
+    one side), and the longest pooled lines in two directions make the sides.
+    Blobs of glare or shadow stuck to the kingdom have no long straight edges.
+    """
+    perimeter = cv2.arcLength(contour, True)
+    poly = cv2.approxPolyDP(contour, 0.008 * perimeter, True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if n < 4:
+        return None
+    quarter = perimeter / 4
+    clusters: list[dict[str, Any]] = []
+    segments = [(poly[i], poly[(i + 1) % n]) for i in range(n)]
+    segments.sort(key=lambda ab: -float(np.linalg.norm(ab[1] - ab[0])))
+    for a, b in segments:
+        length = float(np.linalg.norm(b - a))
+        if length < 0.08 * quarter:
+            break
+        theta = float(np.arctan2(b[1] - a[1], b[0] - a[0]) % np.pi)
+        normal = np.array([-np.sin(theta), np.cos(theta)])
+        rho = float((a + b) @ normal / 2)
+        for c in clusters:
+            dt = abs(theta - c["theta"])
+            dt = min(dt, np.pi - dt)
+            # Offsets are compared along the cluster's own normal.
+            if (
+                dt < np.radians(6)
+                and abs(float((a + b) @ c["normal"] / 2) - c["rho"]) < 0.04 * quarter
+            ):
+                c["points"].extend([a, b])
+                c["weight"] += length
+                break
+        else:
+            clusters.append(
+                {"theta": theta, "normal": normal, "rho": rho, "points": [a, b], "weight": length}
+            )
+    clusters.sort(key=lambda c: -c["weight"])
+    if len(clusters) < 4:
+        return None
+    first = clusters[0]
+
+    def angle_to(c: dict[str, Any]) -> float:
+        dt = abs(c["theta"] - first["theta"])
+        return float(min(dt, np.pi - dt))
+
+    parallel = [c for c in clusters[1:] if angle_to(c) < np.radians(35)]
+    across = [c for c in clusters[1:] if angle_to(c) >= np.radians(35)]
+    partner = next(
+        (
+            c
+            for c in parallel
+            if abs(float(np.mean(c["points"], axis=0) @ first["normal"]) - first["rho"])
+            > 0.4 * quarter
+        ),
+        None,
+    )
+    if partner is None or len(across) < 2:
+        return None
+    side_a = across[0]
+    side_b = next(
+        (
+            c
+            for c in across[1:]
+            if abs(float(np.mean(c["points"], axis=0) @ side_a["normal"]) - side_a["rho"])
+            > 0.4 * quarter
+        ),
+        None,
+    )
+    if side_b is None:
+        return None
+    lines = []
+    for c in (first, side_a, partner, side_b):
+        pts = np.array(c["points"], dtype=np.float32)
+        vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_L2, 0, 0.01, 0.01)
+        lines.append((np.array([x0.item(), y0.item()]), np.array([vx.item(), vy.item()])))
+    corners = []
+    for j in range(4):
+        p = _intersect(lines[j - 1], lines[j])
+        if p is None:
+            return None
+        corners.append(p)
+    quad = np.array(corners)
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    return order_corners(quad)
 
 
 def _quad_from_poly(hull: np.ndarray) -> np.ndarray | None:
