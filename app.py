@@ -78,7 +78,12 @@ TERRAIN_ICONS: Final = {
     Terrain.MINE: "⛏️",
 }
 
-VARIANTS: Final = {
+# Grid side of each variant; None measures each kingdom in its photo and scores it as found.
+AUTOMATIC: Final = (
+    f"From each kingdom's size ({STANDARD_SIZE}×{STANDARD_SIZE} or {DUEL_SIZE}×{DUEL_SIZE})"
+)
+VARIANTS: Final[dict[str, int | None]] = {
+    AUTOMATIC: None,
     f"Standard {STANDARD_SIZE}×{STANDARD_SIZE}": STANDARD_SIZE,
     f"Mighty Duel {DUEL_SIZE}×{DUEL_SIZE}": DUEL_SIZE,
 }
@@ -225,7 +230,12 @@ def rules_ui() -> Rules:
     """The variant and options the players chose; shown in the sidebar."""
     with st.sidebar:
         st.header("Game")
-        variant = st.radio("Variant", list(VARIANTS), key="variant")
+        variant = st.radio(
+            "Variant",
+            list(VARIANTS),
+            key="variant",
+            help="Choose the grid size when the photo is read with the wrong number of squares.",
+        )
         st.caption("Bonuses (the players choose before the game)")
         harmony = st.checkbox(
             f"Harmony (+{HARMONY_BONUS})",
@@ -347,7 +357,7 @@ def sample_photo() -> Photo | None:
 
 def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundKingdom], Analysis]:
     """Recognise the kingdoms in one photo; on failure offer to mark the corners by hand."""
-    grid = rules.side or STANDARD_SIZE
+    grid = rules.side
     manual = st.session_state.get(f"manual-{photo.key}")
     with st.spinner(f"Finding and reading the kingdom in {photo.name}…"):
         analysis = analyse_photo(photo.data, photo.name, grid, manual)
@@ -373,7 +383,7 @@ def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundK
 
 
 def analyse_photo(
-    data: bytes, name: str, grid: int, corners: tuple[tuple[float, float], ...] | None
+    data: bytes, name: str, grid: int | None, corners: tuple[tuple[float, float], ...] | None
 ) -> Analysis:
     """Read a photo and recognise its kingdoms; cached by content, grid and corners."""
     return _analyse_photo_cached(data, name, grid, corners)
@@ -387,7 +397,7 @@ def cell_model() -> CellClassifier:
 
 @st.cache_data(show_spinner=False, max_entries=24)
 def _analyse_photo_cached(
-    data: bytes, name: str, grid: int, corners: tuple[tuple[float, float], ...] | None
+    data: bytes, name: str, grid: int | None, corners: tuple[tuple[float, float], ...] | None
 ) -> Analysis:
     key = hashlib.sha1(data).hexdigest()[:12]
     try:
@@ -608,7 +618,8 @@ def _photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
     photo, analysis = source
     if analysis.preview is None or found.corners is None:
         return
-    outlines = [render.Outline(found.corners, found.kingdom.shape, "this kingdom")]
+    caption = entry.name if len(analysis.kingdoms) > 1 else ""
+    outlines = [render.Outline(found.corners, found.kingdom.shape, caption)]
     outlines += [
         render.Outline(k.corners, k.kingdom.shape)
         for k in analysis.kingdoms
@@ -747,8 +758,7 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
     """The ranking table with every tie-break explained; None when it cannot be ranked."""
     st.subheader("🏆 Ranking")
     st.caption(rules_line(rules))
-    side = rules.side or STANDARD_SIZE
-    if side == STANDARD_SIZE and any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries):
+    if rules.side == STANDARD_SIZE and any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries):
         st.warning(
             f"A kingdom is larger than {STANDARD_SIZE}×{STANDARD_SIZE}: for Mighty Duel, choose "
             f"the {DUEL_SIZE}×{DUEL_SIZE} variant in the sidebar (☰ on a phone)."
@@ -795,9 +805,15 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
 
 def rules_line(rules: Rules) -> str:
     """The rules in play, in one line, so nobody has to open the sidebar to check them."""
-    side = rules.side or STANDARD_SIZE
+    side = rules.side
+    if side is None:
+        variant = f"{STANDARD_SIZE}×{STANDARD_SIZE} or Mighty Duel {DUEL_SIZE}×{DUEL_SIZE} by size"
+    elif side == STANDARD_SIZE:
+        variant = f"Standard {side}×{side}"
+    else:
+        variant = f"Mighty Duel {side}×{side}"
     parts = [
-        f"Standard {side}×{side}" if side == STANDARD_SIZE else f"Mighty Duel {side}×{side}",
+        variant,
         f"Harmony {'on' if rules.harmony else 'off'}",
         f"Middle Kingdom {'on' if rules.middle_kingdom else 'off'}",
     ]

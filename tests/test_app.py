@@ -307,7 +307,7 @@ def test_same_photo_twice_is_scored_once(fake_recogniser: list[object]) -> None:
 def test_seven_by_seven_kingdom_in_the_standard_variant_suggests_mighty_duel() -> None:
     row = "F0 F0 F0 F0 F0 F0 F0"
     duel = "\n".join([row] * 3 + ["F0 F0 F0 C F0 F0 F0"] + [row] * 3)
-    at = _typed(f"{duel}\n\n{ANNA}")
+    at = _typed(f"{duel}\n\n{ANNA}", variant="Standard 5×5")
     assert not at.exception
     assert any("Mighty Duel" in w for w in _texts(at.warning))
     at.sidebar.radio(key="variant").set_value("Mighty Duel 7×7").run()

@@ -160,7 +160,7 @@ def test_uploaded_sample_photo_is_scored(page: object) -> None:
         default_model()
     except ModelFileError as err:
         pytest.skip(f"no trained model: {err}")
-    expected = score_photo(load_image(SAMPLE), Rules(side=5), grid=5).kingdoms[0].score.total
+    expected = score_photo(load_image(SAMPLE), Rules()).kingdoms[0].score.total
 
     tab: sync_api.Page = page  # type: ignore[assignment]
     tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
