@@ -359,12 +359,29 @@ def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundK
     """Recognise the kingdoms in one photo; on failure offer to mark the corners by hand."""
     grid = rules.side
     manual = st.session_state.get(f"manual-{photo.key}")
+    details = ""
     with st.spinner(f"Finding and reading the kingdom in {photo.name}…"):
-        analysis = analyse_photo(photo.data, photo.name, grid, manual)
+        try:
+            analysis = analyse_photo(photo.data, photo.name, grid, manual)
+        except Exception as err:  # one bad photo must not take the other players' scores with it
+            details = "".join(traceback.format_exception(err))
+            analysis = Analysis(
+                None,
+                1.0,
+                problem=Problem(
+                    type(err).__name__,
+                    "Something unexpected went wrong while reading this photo.",
+                    "Try another photo of this kingdom, or type its grid; the other kingdoms "
+                    "are scored meanwhile.",
+                ),
+            )
     if analysis.problem is not None:
         with st.container(border=True):
             st.markdown(f"**{photo.name}**")
             show_problem(analysis.problem)
+            if details:
+                with st.expander("Details for a bug report"):
+                    st.code(details, language=None)
             if analysis.preview is not None and analysis.problem.corners_help:
                 corners_ui(photo, analysis, open_now=True)
         return [], analysis

@@ -313,3 +313,35 @@ def test_seven_by_seven_kingdom_in_the_standard_variant_suggests_mighty_duel() -
     at.sidebar.radio(key="variant").set_value("Mighty Duel 7×7").run()
     assert not any("Mighty Duel" in w for w in _texts(at.warning))
     assert any("Mighty Duel 7×7" in c for c in _texts(at.caption))
+
+
+def test_unexpected_failure_in_one_photo_keeps_the_other_kingdoms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("detector fell over")
+
+    monkeypatch.setattr("scorer.pipeline.score_photo", broken)
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    st.cache_data.clear()
+    at = _typed(ANNA)
+    at.file_uploader(key="uploads").upload("odd.png", _png(), "image/png")
+    at.run()
+    st.cache_data.clear()
+    assert not at.exception
+    assert any("unexpected" in e for e in _texts(at.error))
+    assert any("Details" in e.label for e in at.expander)
+    assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(ANNA)).total]
+
+
+def test_unexpected_failure_anywhere_shows_a_friendly_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("drawing fell over")
+
+    monkeypatch.setattr("scorer.render.draw_kingdom", broken)
+    at = _typed(ANNA)
+    assert not at.exception
+    assert any("Something unexpected went wrong" in e for e in _texts(at.error))
+    assert any("Details" in e.label for e in at.expander)
