@@ -272,10 +272,16 @@ def photos_ui() -> tuple[list[Photo], bool]:
         type=PHOTO_TYPES,
         accept_multiple_files=True,
         key="uploads",
-        help="Photograph from above, with the whole kingdom in frame.",
+        help="Photograph from above, with the whole kingdom in frame. On a phone, Upload "
+        "also offers to take a photo with the camera.",
     )
     photos = [Photo(u.name, u.getvalue()) for u in uploads or []]
-    if st.toggle("Take a photo with this device's camera", key="use_camera"):
+    if st.toggle(
+        "Take a photo with this device's camera",
+        key="use_camera",
+        help="Browsers allow the camera only on https:// pages or on localhost. On a phone "
+        "reaching this page over the local network, use Upload, which offers the camera.",
+    ):
         shot = st.camera_input("Photograph a kingdom from above", key="camera")
         if shot is not None:
             photos.append(Photo("camera photo", shot.getvalue()))
