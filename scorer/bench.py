@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +38,11 @@ Timings = dict[str, list[float]]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the chosen benchmark and print the median time of each stage."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    if "--photo" in given:  # a 12-megapixel photo end to end: scorer.evaluate_photos
+        from scorer import evaluate_photos
+
+        return evaluate_photos.bench_main([a for a in given if a != "--photo"])
     parser = argparse.ArgumentParser(prog="python -m scorer.bench", description=__doc__)
     parser.add_argument("--board", help="a rectified board image (default: the sample board)")
     parser.add_argument("--grid", type=int, default=5, help="squares per side (5, or 7)")
