@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import cv2
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
@@ -479,7 +480,7 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
         for x, y in clicks:
             px, py = round(x * analysis.scale), round(y * analysis.scale)
             size = max(6, max(shown.shape[:2]) // 120)
-            cv_circle(shown, (px, py), size)
+            _draw_click(shown, (px, py), size)
         value = streamlit_image_coordinates(
             render.to_rgb(shown),
             key=f"corner-pick-{photo.key}-{version}",
@@ -512,10 +513,8 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
             st.rerun()
 
 
-def cv_circle(image: NDArray[Any], centre: tuple[int, int], radius: int) -> None:
-    """Draw a clicked corner as a ring on the photo, in place."""
-    import cv2
-
+def _draw_click(image: NDArray[Any], centre: tuple[int, int], radius: int) -> None:
+    """Draw a clicked corner as a ringed dot on the photo, in place."""
     cv2.circle(image, centre, radius, (0, 0, 255), -1, cv2.LINE_AA)
     cv2.circle(image, centre, radius, (255, 255, 255), max(1, radius // 3), cv2.LINE_AA)
 
@@ -1015,8 +1014,6 @@ def _annotated_png(entries: Sequence[Entry]) -> bytes:
 
 
 def _caption_above(image: NDArray[Any], text: str) -> NDArray[Any]:
-    import cv2
-
     band = np.full((44, image.shape[1], 3), 255, np.uint8)
     cv2.putText(band, text, (8, 31), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2, cv2.LINE_AA)
     return np.vstack([band, image])
