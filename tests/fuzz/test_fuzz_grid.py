@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 
 from scorer.kingdom import ALL_CELLS, CASTLE, MAX_SIZE, GridParseError, Kingdom
 
+LONG_RUN = "KINGDOMINO_FUZZ_EXAMPLES" in os.environ
+"""The long run draws new inputs each time; ``make test`` draws the same ones every run."""
+
 EXAMPLES = int(os.environ.get("KINGDOMINO_FUZZ_EXAMPLES", "150"))
 """Inputs per harness: small by default, raised by the environment for the long run."""
 
@@ -64,6 +67,7 @@ def test_the_parser_only_raises_grid_parse_errors() -> None:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
         database=None,
+        derandomize=not LONG_RUN,
     )
     @given(ANY_TEXT)
     def check(text: str) -> None:
@@ -85,7 +89,7 @@ def test_the_parser_only_raises_grid_parse_errors() -> None:
 
 
 @given(valid_grids())
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=not LONG_RUN)
 def test_every_valid_grid_parses_and_reads_back(text: str) -> None:
     kingdom = Kingdom.parse(text)
     assert kingdom.format() == text
