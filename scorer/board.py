@@ -57,12 +57,15 @@ class BoardLocation:
     score : float
         Strength of the seam grid that was found (higher is clearer); 0 when
         the corners came from the user and no grid was measured.
+    tiles : frozenset of (row, column)
+        Squares that are clearly tile, unlike the table all over.
     """
 
     corners: np.ndarray
     shape: tuple[int, int]
     empty: frozenset[Position] = field(default_factory=frozenset)
     score: float = 0.0
+    tiles: frozenset[Position] = field(default_factory=frozenset)
 
 
 def find_kingdoms(
@@ -241,6 +244,7 @@ def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
         shape=location.shape,
         empty=location.empty,
         score=location.score,
+        tiles=location.tiles,
     )
 
 
@@ -656,8 +660,11 @@ def _fit_extent(
     empty = frozenset(
         (int(r), int(c)) for r, c in zip(*np.nonzero(np.nan_to_num(inner) < 0.15), strict=True)
     )
+    tiles_seen = frozenset(
+        (int(r), int(c)) for r, c in zip(*np.nonzero(np.nan_to_num(inner) > 0.97), strict=True)
+    )
     if not changed:
-        return BoardLocation(quad, (rows, cols), empty, location.score)
+        return BoardLocation(quad, (rows, cols), empty, location.score, tiles_seen)
     g = cv2.getPerspectiveTransform(
         np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
         quad.astype(np.float32),
@@ -665,7 +672,9 @@ def _fit_extent(
     grid_pts = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
     new_quad = cv2.perspectiveTransform(grid_pts, g).reshape(4, 2).astype(np.float64)
     new_quad = _refine_quad(gradients, new_quad, reaches=(0.015,))
-    return BoardLocation(order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score)
+    return BoardLocation(
+        order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score, tiles_seen
+    )
 
 
 def _move(r0: int, r1: int, c0: int, c1: int, side: str, by: int) -> tuple[int, int, int, int]:

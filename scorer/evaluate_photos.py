@@ -181,7 +181,7 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
         if classify is not None:
             result.cells = truth.kingdom.height * truth.kingdom.width
             if ok and best is not None and result.shape_ok:
-                kingdom = classify(rectify(scene.image, best), best.shape)
+                kingdom = classify(rectify(scene.image, best), best.shape, best)
                 result.cells_correct = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results
@@ -233,6 +233,10 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         summary["end_to_end_cell_accuracy_pct"] = round(
             100 * sum(r.cells_correct for r in results) / cells, 2
         )
+        read = [r for r in results if r.shape_ok]
+        summary["found_kingdoms_cell_accuracy_pct"] = round(
+            100 * sum(r.cells_correct for r in read) / max(sum(r.cells for r in read), 1), 2
+        )
     summary["missed"] = [
         {"seed": r.seed, "board": r.board, "corner_error": round(r.corner_error, 3)}
         for r in results
@@ -263,7 +267,7 @@ def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str,
         label = root / "mighty-duel" / "labels" / f"{path.stem}.txt"
         if classify is not None and label.exists() and len(locations) == 1:
             truth = Kingdom.parse(label.read_text(encoding="utf-8"))
-            kingdom = classify(rectify(image, locations[0]), locations[0].shape)
+            kingdom = classify(rectify(image, locations[0]), locations[0].shape, locations[0])
             entry["squares_correct"] = best_rotation_matches(kingdom, truth)
             entry["squares"] = truth.height * truth.width
         out["photos"][path.stem] = entry
@@ -289,6 +293,10 @@ def format_report(report: dict[str, Any]) -> str:
     ]
     if "end_to_end_cell_accuracy_pct" in s:
         lines.append(f"- end-to-end square accuracy: {s['end_to_end_cell_accuracy_pct']}%")
+        lines.append(
+            f"- square accuracy within the kingdoms found: {s['found_kingdoms_cell_accuracy_pct']}%"
+        )
+        lines.append(f"- classifier: {s['classifier']}")
         lines.append(
             f"- accuracy on the same boards, rectified originals: {s['original_board_accuracy']}%"
         )
@@ -348,15 +356,19 @@ def _classifier(disabled: bool, path: str | None) -> Any:
     if disabled:
         return None
     try:
-        from scorer.classify import classify_board, load_model
+        from scorer.classify import load_model
+        from scorer.pipeline import read_board
 
         model = load_model(path)
     except (ModelFileError, ImportError, OSError) as err:
         print(f"note: no square classifier ({err}); measuring detection only", file=sys.stderr)
         return None
 
-    def read(board: np.ndarray, shape: tuple[int, int]) -> Kingdom:
-        return classify_board(board, shape, model).kingdom
+    def read(
+        board: np.ndarray, shape: tuple[int, int], location: BoardLocation | None = None
+    ) -> Kingdom:
+        where = location or BoardLocation(np.zeros((4, 2)), shape)
+        return read_board(board, where, model).kingdom
 
     return read
 
@@ -386,7 +398,7 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     """
     from dataclasses import fields
 
-    from scorer.classify import classify_board
+    from scorer.pipeline import read_board
     from scorer.train import JITTERED_VIEWS, FeatureSet, collect_tiles, featurize, fit_model
 
     print("training two held-out classifiers (a few minutes)...", file=sys.stderr)
@@ -402,8 +414,14 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
         )
         model = fit_model(subset, seed=0)
 
-        def read(board: np.ndarray, shape: tuple[int, int], model: Any = model) -> Kingdom:
-            return classify_board(board, shape, model).kingdom
+        def read(
+            board: np.ndarray,
+            shape: tuple[int, int],
+            location: BoardLocation | None = None,
+            model: Any = model,
+        ) -> Kingdom:
+            where = location or BoardLocation(np.zeros((4, 2)), shape)
+            return read_board(board, where, model).kingdom
 
         folds.append(([b for b in boards if b.group in held], read))
     return folds

@@ -11,15 +11,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from scorer import board as board_module
 from scorer.board import BoardLocation, find_kingdoms, rectify
-from scorer.classify import BoardPrediction, CellClassifier, classify_board
-from scorer.kingdom import Kingdom, Position
+from scorer.classify import BoardPrediction, CellClassifier, classify_board, decode
+from scorer.kingdom import EMPTY, Kingdom, Position
 from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 
 STAGES = ("detect", "rectify", "classify", "score")
@@ -137,7 +137,7 @@ def score_photo(
         with _timed(timings, "rectify"):
             board = rectify(image, location, square_px)
         with _timed(timings, "classify"):
-            prediction = classify_board(board, location.shape, model)
+            prediction = read_board(board, location, model)
         with _timed(timings, "score"):
             breakdown = score(prediction.kingdom, rules)
             violations = tileset_violations(prediction.kingdom, rules)
@@ -162,6 +162,52 @@ def score_kingdom(kingdom: Kingdom, rules: Rules | None = None) -> ScoreBreakdow
     ScoreBreakdown
     """
     return score(kingdom, Rules() if rules is None else rules)
+
+
+def _no_empty_on_tiles(prediction: BoardPrediction, location: BoardLocation) -> BoardPrediction:
+    """Re-decode without "empty" on squares that detection saw clearly covered by a tile."""
+    suspect = [
+        pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY and pos in location.tiles
+    ]
+    if not suspect:
+        return prediction
+    proba = prediction.probabilities.copy()
+    k = prediction.classes.index(EMPTY)
+    for r, c in suspect:
+        proba[r, c, k] = 0.0
+        proba[r, c] /= max(float(proba[r, c].sum()), 1e-9)
+    kingdom, confidence = decode(proba, prediction.classes, location.shape)
+    doubtful = prediction.doubtful | frozenset(suspect)
+    return replace(
+        prediction,
+        kingdom=kingdom,
+        confidence=confidence,
+        probabilities=proba,
+        doubtful=doubtful,
+    )
+
+
+def read_board(
+    board: np.ndarray, location: BoardLocation, model: CellClassifier | None = None
+) -> BoardPrediction:
+    """Classify the squares of a rectified board, using what detection saw.
+
+    A square that detection saw clearly covered by a tile is never read as empty.
+
+    Parameters
+    ----------
+    board : ndarray
+        The rectified board from :func:`scorer.board.rectify`.
+    location : BoardLocation
+        Its location, with the grid shape and the squares seen as tiles.
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+
+    Returns
+    -------
+    BoardPrediction
+    """
+    return _no_empty_on_tiles(classify_board(board, location.shape, model), location)
 
 
 @contextmanager
