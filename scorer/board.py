@@ -348,9 +348,20 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
         area = cv2.contourArea(contour)
         if area < 0.2 * largest:
             continue
-        if _touches_border(contour, w, h):
-            continue
         hull = cv2.convexHull(contour)
+        if _touches_border(contour, w, h):
+            # Cut off by the photo's edge, or joined to glare or an object that is:
+            # only straight sides lying wholly inside the photo may make a kingdom.
+            inside = _quad_from_segments(contour)
+            margin = 0.01 * min(h, w)
+            if inside is None or not (
+                (inside >= margin).all()
+                and (inside[:, 0] <= w - margin).all()
+                and (inside[:, 1] <= h - margin).all()
+            ):
+                continue
+            areas.append([inside])
+            continue
         if area / max(cv2.contourArea(hull), 1.0) < 0.55:
             continue
         quads: list[np.ndarray] = []
