@@ -158,7 +158,8 @@ def _score_input(path: str, args: argparse.Namespace, rules: Rules) -> JSONDict:
 
 
 def _read_grid(path: Path) -> Kingdom:
-    return Kingdom.parse(path.read_text(encoding="utf-8"))
+    # utf-8-sig: editors such as Notepad start the file with a byte-order mark.
+    return Kingdom.parse(path.read_text(encoding="utf-8-sig"))
 
 
 def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:

@@ -139,6 +139,16 @@ def test_bad_inputs_fail_alone(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert "Traceback" not in err
 
 
+def test_grid_saved_with_a_byte_order_mark(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "notepad.txt"
+    path.write_bytes(b"\xef\xbb\xbfF1 F0 C\r\n")
+    code, out, _ = run(capsys, "--json", str(path))
+    assert code == 0
+    assert json.loads(out)["results"][0]["kingdoms"][0]["score"]["total"] == 2
+
+
 def test_text_mode_prints_errors_without_traceback(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
