@@ -34,7 +34,7 @@ MIN_SIDE: Final = 3
 _WORK_SIDE: Final = 800
 """Longest side of the downscaled copy used for detection."""
 
-_GRID_CANVAS: Final = 420
+_GRID_CANVAS: Final = 320
 """Side of the square canvas the grid shape is measured on."""
 
 _MIN_SEAM_SCORE: Final = 1.12
@@ -612,7 +612,7 @@ def _snap_side(
     n = np.array([u[1], -u[0]])  # outward for corners ordered clockwise on screen
     r = max(2, round(reach * length))
     offsets = np.arange(-r, r + 1, dtype=np.float32)
-    t = np.linspace(0.04, 0.96, 48, dtype=np.float32)
+    t = np.linspace(0.04, 0.96, 32, dtype=np.float32)
     base = a[None, :] + t[:, None] * d[None, :]
     pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
     xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
