@@ -479,8 +479,7 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
         shown = analysis.preview.copy()
         for x, y in clicks:
             px, py = round(x * analysis.scale), round(y * analysis.scale)
-            size = max(6, max(shown.shape[:2]) // 120)
-            _draw_click(shown, (px, py), size)
+            _draw_click(shown, (px, py), max(6, max(shown.shape[:2]) // 70))
         value = streamlit_image_coordinates(
             render.to_rgb(shown),
             key=f"corner-pick-{photo.key}-{version}",
@@ -501,16 +500,37 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
             st.rerun()
         st.caption(f"{len(clicks)} of 4 corners marked.")
         left, right = st.columns(2)
-        if left.button("Start the corners again", key=f"clear-corners-{photo.key}"):
-            st.session_state[state_key] = []
-            st.session_state[f"clicks-version-{photo.key}"] = version + 1
-            st.session_state.pop(f"manual-{photo.key}", None)
-            st.rerun()
-        if len(clicks) == 4 and right.button(
-            "Read the kingdom inside these corners", key=f"use-corners-{photo.key}", type="primary"
-        ):
-            st.session_state[f"manual-{photo.key}"] = tuple(order_corners(clicks))
-            st.rerun()
+        left.button(
+            "Clear the corners",
+            key=f"clear-corners-{photo.key}",
+            on_click=_clear_corners,
+            args=(photo.key,),
+        )
+        if len(clicks) == 4:
+            right.button(
+                "Read the kingdom inside them",
+                key=f"use-corners-{photo.key}",
+                type="primary",
+                on_click=_use_corners,
+                args=(photo.key, tuple(order_corners(clicks))),
+            )
+        if st.session_state.get(f"manual-{photo.key}"):
+            st.caption("Read from the corners you marked. Clear them to use the automatic outline.")
+
+
+def _clear_corners(photo_key: str) -> None:
+    """Forget the marked corners and go back to the automatic outline."""
+    st.session_state[f"clicks-{photo_key}"] = []
+    st.session_state[f"clicks-version-{photo_key}"] = (
+        st.session_state.get(f"clicks-version-{photo_key}", 0) + 1
+    )
+    st.session_state.pop(f"manual-{photo_key}", None)
+
+
+def _use_corners(photo_key: str, corners: tuple[tuple[float, float], ...]) -> None:
+    """Read the photo again inside the marked corners, and fold the corner picker away."""
+    st.session_state[f"manual-{photo_key}"] = corners
+    st.session_state[f"corners-toggle-{photo_key}"] = False
 
 
 def _draw_click(image: NDArray[Any], centre: tuple[int, int], radius: int) -> None:
@@ -549,6 +569,7 @@ def kingdom_ui(
             f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
         )
         left, right = st.columns(2)
+        corners_box = st.container()
         with st.expander("✏️ Correct squares", expanded=False):
             kingdom = correction_ui(found)
         breakdown = score(kingdom, rules)
@@ -562,6 +583,10 @@ def kingdom_ui(
                 _photo_picture(entry, source)
             with right:
                 _kingdom_picture(entry)
+            photo, analysis = source
+            if analysis.kingdoms and analysis.kingdoms[0].key == found.key:
+                with corners_box:
+                    corners_ui(photo, analysis)
             _breakdown_ui(entry, rules)
         else:
             with left:
@@ -637,7 +662,7 @@ def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: 
 
 def _photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
     found = entry.found
-    photo, analysis = source
+    _, analysis = source
     if analysis.preview is None or found.corners is None:
         return
     caption = entry.name if len(analysis.kingdoms) > 1 else ""
@@ -652,12 +677,12 @@ def _photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
     st.image(
         outlined,
         channels="BGR",
-        caption="Found in the photo",
+        caption="Read inside the corners you marked"
+        if found.key.endswith("-manual")
+        else "Found in the photo",
         width="stretch",
         output_format="JPEG",
     )
-    if analysis.kingdoms and analysis.kingdoms[0].key == found.key:
-        corners_ui(photo, analysis)
 
 
 def _kingdom_picture(entry: Entry) -> None:
@@ -745,7 +770,12 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     table_col, sums_col = (st.container(), st.container()) if narrow else st.columns([3, 1])
     with table_col:
         if rows:
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            st.dataframe(
+                pd.DataFrame(rows),
+                hide_index=True,
+                width="stretch",
+                height=35 * (len(rows) + 1) + 3,
+            )
         else:
             st.caption("No properties.")
     with sums_col:
@@ -829,7 +859,10 @@ def rules_line(rules: Rules) -> str:
     """The rules in play, in one line, so nobody has to open the sidebar to check them."""
     side = rules.side
     if side is None:
-        variant = f"{STANDARD_SIZE}×{STANDARD_SIZE} or Mighty Duel {DUEL_SIZE}×{DUEL_SIZE} by size"
+        variant = (
+            f"grid size from each kingdom ({STANDARD_SIZE}×{STANDARD_SIZE}, "
+            f"or {DUEL_SIZE}×{DUEL_SIZE} for Mighty Duel)"
+        )
     elif side == STANDARD_SIZE:
         variant = f"Standard {side}×{side}"
     else:

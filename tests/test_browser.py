@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,6 +150,44 @@ def test_clicking_a_square_and_picking_a_value_updates_the_score(page: object) -
 
 @pytest.mark.slow
 def test_uploaded_sample_photo_is_scored(page: object) -> None:
+    expected = _sample_report().kingdoms[0].score.total
+
+    tab: sync_api.Page = page  # type: ignore[assignment]
+    tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
+    tab.get_by_text("Found in the photo").first.wait_for(timeout=SCORE_TIMEOUT_MS)
+    _wait_for_metrics(tab, 1)
+    assert _metric_values(tab) == [expected]
+    assert tab.get_by_text(f"scores {expected}").count() >= 1
+    _screenshot(tab, "browser-sample.png")
+
+
+@pytest.mark.slow
+def test_marking_four_corners_reads_the_kingdom_again(page: object) -> None:
+    report = _sample_report()
+    corners = report.kingdoms[0].corners
+    height, width = _sample_size()
+    tab: sync_api.Page = page  # type: ignore[assignment]
+    tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
+    _wait_for_metrics(tab, 1)
+    tab.get_by_text("Outline wrong?").click()
+    tab.get_by_text("0 of 4 corners marked").wait_for(timeout=30_000)
+    # Click them in a scrambled order: the page puts them in order itself.
+    for n, (x, y) in enumerate([corners[2], corners[0], corners[3], corners[1]], start=1):
+        picker = tab.frame_locator("iframe[title*=streamlit_image_coordinates]").last
+        image = picker.locator("#image")
+        box = image.bounding_box()
+        assert box is not None
+        image.click(position={"x": x * box["width"] / width, "y": y * box["height"] / height})
+        tab.get_by_text(f"{n} of 4 corners marked").wait_for(timeout=30_000)
+    tab.get_by_role("button", name="Read the kingdom inside them").click()
+    tab.get_by_text("Read inside the corners you marked").wait_for(timeout=SCORE_TIMEOUT_MS)
+    _wait_for_metrics(tab, 1)
+    assert len(_metric_values(tab)) == 1
+    assert tab.locator("[data-testid=stException]").count() == 0
+    _screenshot(tab, "browser-corners.png")
+
+
+def _sample_report() -> Any:
     if not SAMPLE.is_file():
         pytest.skip(f"no sample photo at {SAMPLE}")
     from scorer.classify import default_model
@@ -160,15 +199,14 @@ def test_uploaded_sample_photo_is_scored(page: object) -> None:
         default_model()
     except ModelFileError as err:
         pytest.skip(f"no trained model: {err}")
-    expected = score_photo(load_image(SAMPLE), Rules()).kingdoms[0].score.total
+    return score_photo(load_image(SAMPLE), Rules())
 
-    tab: sync_api.Page = page  # type: ignore[assignment]
-    tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
-    tab.get_by_text("Found in the photo").first.wait_for(timeout=SCORE_TIMEOUT_MS)
-    _wait_for_metrics(tab, 1)
-    assert _metric_values(tab) == [expected]
-    assert tab.get_by_text(f"scores {expected}").count() >= 1
-    _screenshot(tab, "browser-sample.png")
+
+def _sample_size() -> tuple[int, int]:
+    from scorer.imageio import load_image
+
+    height, width = load_image(SAMPLE).shape[:2]
+    return height, width
 
 
 def _wait_for_metrics(tab: sync_api.Page, count: int) -> None:
