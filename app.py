@@ -750,7 +750,9 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
             "Sum": f"{p.squares} × {p.crowns} = {p.points}",
         }
         for p in sorted(b.properties, key=lambda p: (-p.points, -p.squares))
+        if p.points
     ]
+    crownless = sorted((p for p in b.properties if not p.points), key=lambda p: -p.squares)
     lines = [f"Properties: **{b.property_points}**"]
     if rules.harmony:
         done = is_complete(entry.kingdom, rules)
@@ -777,7 +779,12 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
                 height=35 * (len(rows) + 1) + 3,
             )
         else:
-            st.caption("No properties.")
+            st.caption("No property has a crown yet, so none scores.")
+        if crownless:
+            st.caption(
+                f"Without crowns, 0 points ({len(crownless)}): "
+                + ", ".join(f"{p.terrain.value} {_plural(p.squares, 'square')}" for p in crownless)
+            )
     with sums_col:
         st.markdown("  \n".join(lines))
         st.caption(
