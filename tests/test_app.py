@@ -345,3 +345,32 @@ def test_unexpected_failure_anywhere_shows_a_friendly_message(
     assert not at.exception
     assert any("Something unexpected went wrong" in e for e in _texts(at.error))
     assert any("Details" in e.label for e in at.expander)
+
+
+@pytest.mark.parametrize(("mode", "players"), [("One photo of the whole table", 2), (None, 1)])
+def test_whole_table_photo_makes_each_kingdom_a_player(
+    monkeypatch: pytest.MonkeyPatch, mode: str | None, players: int
+) -> None:
+    left, right = Kingdom.parse(ANNA), Kingdom.parse(BEN)
+
+    def score_photo(image: np.ndarray, rules: Rules, **kw: object) -> SimpleNamespace:
+        one = _fake_report(left, [[10, 10], [100, 10], [100, 70], [10, 70]]).kingdoms[0]
+        two = _fake_report(right, [[150, 10], [240, 10], [240, 70], [150, 70]]).kingdoms[0]
+        return SimpleNamespace(kingdoms=[one, two], timings={})
+
+    monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    st.cache_data.clear()
+    at = _app()
+    if mode is not None:
+        at.session_state["photo_mode"] = mode
+    at.run()
+    at.file_uploader(key="uploads").upload("table.png", _png(), "image/png").run()
+    st.cache_data.clear()
+    assert not at.exception
+    assert len(at.metric) == players
+    if players == 2:
+        assert list(at.dataframe[0].value["Player"]) == ["Player 1", "Player 2"]
+        assert any("both scored 4" in i for i in _texts(at.info))
+    else:
+        assert any("shows 2 kingdoms" in i for i in _texts(at.info))
