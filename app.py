@@ -600,7 +600,12 @@ def correction_ui(found: FoundKingdom) -> Kingdom:
     """A per-square editor; return the kingdom with the player's corrections."""
     base_key, version_key = f"base-{found.key}", f"version-{found.key}"
     stored = st.session_state.get(base_key)
-    if stored is None or stored[0] != found.kingdom:
+    if stored is not None and stored[0] != found.kingdom:
+        # The photo was read again or the typed grid changed: start from the new reading,
+        # with a fresh editor (its key changes), since old edits belong to the old grid.
+        st.session_state[version_key] = st.session_state.get(version_key, 0) + 1
+        stored = None
+    if stored is None:
         stored = (found.kingdom, found.kingdom)
         st.session_state[base_key] = stored
     base: Kingdom = stored[1]

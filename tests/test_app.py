@@ -374,3 +374,18 @@ def test_whole_table_photo_makes_each_kingdom_a_player(
         assert any("both scored 4" in i for i in _texts(at.info))
     else:
         assert any("shows 2 kingdoms" in i for i in _texts(at.info))
+
+
+def test_changing_a_typed_grid_starts_its_corrections_afresh() -> None:
+    at = _typed(ANNA)
+    at.session_state["editor-typed-1-0"] = {
+        "edited_rows": {1: {"3": "W1"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert any("corrected by hand" in m for m in _texts(at.markdown))
+    at.text_area(key="typed_grids").set_value("M2 M0 C M0 M0").run()
+    assert not at.exception
+    assert [int(m.value) for m in at.metric] == [score(Kingdom.parse("M2 M0 C M0 M0")).total]
+    assert not any("corrected by hand" in m for m in _texts(at.markdown))
