@@ -749,10 +749,8 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     rows = [
         {
             "Property": f"{TERRAIN_ICONS.get(p.terrain, '')} {p.terrain.value}",
-            "Squares": p.squares,
-            "Crowns": p.crowns,
+            "Squares × crowns": f"{p.squares} × {p.crowns}",
             "Points": p.points,
-            "Sum": f"{p.squares} × {p.crowns} = {p.points}",
         }
         for p in sorted(b.properties, key=lambda p: (-p.points, -p.squares))
         if p.points
