@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from scorer import render
 from scorer.classify import CellClassifier, load_model
-from scorer.errors import BoardNotFoundError, ScorerError
+from scorer.errors import BoardNotFoundError, ModelFileError, ScorerError
 from scorer.export import PlayerResult, results_csv, results_json
 from scorer.imageio import load_image
 from scorer.kingdom import (
@@ -410,7 +410,10 @@ def analyse_photo(
     data: bytes, name: str, grid: int | None, corners: tuple[tuple[float, float], ...] | None
 ) -> Analysis:
     """Read a photo and recognise its kingdoms; cached by content, grid and corners."""
-    return _analyse_photo_cached(data, name, grid, corners)
+    try:
+        return _analyse_photo_cached(data, name, grid, corners)
+    except ModelFileError as err:  # never cached: restoring the model fixes it without a restart
+        return Analysis(None, 1.0, problem=_problem(err))
 
 
 @st.cache_resource(show_spinner="Loading the square classifier…")
@@ -437,6 +440,8 @@ def _analyse_photo_cached(
             corners=None if corners is None else np.asarray(corners, dtype=np.float64),
             model=cell_model(),
         )
+    except ModelFileError:
+        raise
     except ScorerError as err:
         return Analysis(preview, scale, problem=_problem(err))
     found = []

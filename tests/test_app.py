@@ -15,7 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from scorer.errors import BoardNotFoundError
+from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import Kingdom
 from scorer.scoring import Rules, score
 
@@ -32,7 +32,12 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     """Every test gets its own games file and no sample photo unless it asks for one."""
     monkeypatch.setenv("KINGDOMINO_DB", str(tmp_path / "games.sqlite3"))
     monkeypatch.setenv("KINGDOMINO_SAMPLE", "")
+    st.cache_data.clear()
+    st.cache_resource.clear()
     yield
+    # Stand-in recognisers must not leak into other tests through the page's caches.
+    st.cache_data.clear()
+    st.cache_resource.clear()
 
 
 def _app(timeout: float = 30) -> AppTest:
@@ -389,3 +394,28 @@ def test_changing_a_typed_grid_starts_its_corrections_afresh() -> None:
     assert not at.exception
     assert [int(m.value) for m in at.metric] == [score(Kingdom.parse("M2 M0 C M0 M0")).total]
     assert not any("corrected by hand" in m for m in _texts(at.markdown))
+
+
+def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(*args: object, **kwargs: object) -> None:
+        raise ModelFileError("the model file models/cell_classifier.skops is missing")
+
+    monkeypatch.setattr("scorer.classify.load_model", missing)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = _app().run()
+    at.file_uploader(key="uploads").upload("k.png", _png(), "image/png").run()
+    assert not at.exception
+    assert any("model file" in e for e in _texts(at.error))
+    assert any("make train" in i for i in _texts(at.info))
+    # Once the model is back, the same photo is read without restarting the page.
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr(
+        "scorer.pipeline.score_photo",
+        lambda image, rules, **kw: _fake_report(Kingdom.parse(PHOTO_GRID), [[80, 40]] * 4),
+    )
+    at.run()
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    assert not at.exception
+    assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
