@@ -37,7 +37,7 @@ _WORK_SIDE: Final = 800
 _GRID_CANVAS: Final = 320
 """Side of the square canvas the grid shape is measured on."""
 
-_MIN_SEAM_SCORE: Final = 1.12
+_MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
 

@@ -194,3 +194,24 @@ def test_synthetic_scenes_of_real_boards(shared_data: Path) -> None:
         truth = scene.kingdoms[0].corners
         found += min(corner_error(loc.corners, truth) for loc in locations) < 0.05
     assert found >= 8
+
+
+@pytest.mark.parametrize(("name", "angle"), [("game1.jpg", 30), ("game3.jpg", 135)])
+def test_real_photo_turned_by_any_angle(fixtures: Path, name: str, angle: float) -> None:
+    image = read_fixture(fixtures, name)
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    size = (int(h * sin + w * cos), int(h * cos + w * sin))
+    m[:, 2] += (size[0] / 2 - w / 2, size[1] / 2 - h / 2)
+    turned = cv2.warpAffine(image, m, size, borderMode=cv2.BORDER_REPLICATE)
+    (found,) = find_kingdoms(turned)
+    (upright,) = find_kingdoms(image)
+    assert found.shape == (DUEL_SIZE, DUEL_SIZE)
+    # The same four corners, turned with the photo (in some cyclic order).
+    moved = upright.corners @ m[:, :2].T + m[:, 2]
+    side = np.linalg.norm(moved[1] - moved[0])
+    error = min(
+        np.linalg.norm(np.roll(found.corners, k, axis=0) - moved, axis=1).mean() for k in range(4)
+    )
+    assert error < 0.02 * side
