@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -419,3 +420,19 @@ def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.Monke
     st.cache_resource.clear()
     assert not at.exception
     assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
+
+
+def test_heic_photo_from_an_iphone_is_read(fake_recogniser: list[object]) -> None:
+    pillow_heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    pillow_heif.register_heif_opener()
+    buffer = io.BytesIO()
+    Image.new("RGB", (320, 240), (40, 160, 60)).save(buffer, format="HEIF")
+    at = _app().run()
+    at.file_uploader(key="uploads").upload("IMG_0001.HEIC", buffer.getvalue(), "image/heic")
+    at.run()
+    assert not at.exception
+    # The photo was decoded and handed to the recogniser (which finds no board here).
+    assert len(fake_recogniser) == 1
+    assert any("No kingdom-sized area" in e for e in _texts(at.error))
