@@ -32,6 +32,7 @@ from scorer import datasets
 from scorer.cells import split_cells
 from scorer.classify import MODEL_DIR, CellClassifier, decode
 from scorer.kingdom import ALL_CELLS, Kingdom, Terrain
+from scorer.scoring import property_points
 from scorer.train import (
     EVALUATION_FILE,
     JITTERED_VIEWS,
@@ -120,27 +121,6 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
     }
 
 
-def property_score(kingdom: Kingdom) -> int:
-    """Sum over properties (connected squares of one terrain) of squares × crowns."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
-    for pos, cell in kingdom.cells():
-        if pos in seen or not cell.terrain.is_land:
-            continue
-        stack, size, crowns = [pos], 0, 0
-        seen.add(pos)
-        while stack:
-            p = stack.pop()
-            size += 1
-            crowns += kingdom[p].crowns
-            for q in kingdom.neighbours(p):
-                if q not in seen and kingdom[q].terrain == cell.terrain:
-                    seen.add(q)
-                    stack.append(q)
-        total += size * crowns
-    return total
-
-
 def format_report(result: dict[str, Any]) -> str:
     """The figures as a Markdown report."""
     s, aau, phone, duel = result["summary"], result["aau"], result["phone"], result["duel"]
@@ -204,7 +184,7 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
         p = proba[offset : offset + rows * cols]
         offset += rows * cols
         kingdom, _ = decode(p, ALL_CELLS, (rows, cols))
-        exact_score += property_score(kingdom) == property_score(board.kingdom)
+        exact_score += property_points(kingdom) == property_points(board.kingdom)
         exact_grid += kingdom == board.kingdom
         for (pos, true), (_, got) in zip(board.kingdom.cells(), kingdom.cells(), strict=True):
             truth_tokens.append(true.token)

@@ -3,31 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from scorer import evaluate
 from scorer.kingdom import ALL_CELLS, Kingdom
-
-
-@pytest.mark.parametrize(
-    ("grid", "expected"),
-    [
-        ("W1 W0 C\nF0 F1 .", 4),
-        ("C W0\nW0 W0", 0),
-        ("M3 M2\nM0 C", 15),
-        ("G2 G0 G0\nL1 C G1\nL0 L0 G0", 5 * 3 + 3 * 1),
-    ],
-)
-def test_property_score(grid: str, expected: int) -> None:
-    assert evaluate.property_score(Kingdom.parse(grid)) == expected
-
-
-def test_property_score_does_not_change_when_the_kingdom_turns() -> None:
-    kingdom = Kingdom.parse("G2 G0 W1\nL1 C G1\nL0 M2 G0")
-    turned = kingdom
-    for _ in range(3):
-        turned = turned.rotate()
-        assert evaluate.property_score(turned) == evaluate.property_score(kingdom)
 
 
 def test_accuracies_split_terrain_and_crowns() -> None:

@@ -38,7 +38,9 @@ def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> Non
     one = train.featurize(tiles, views=1, seed=3, jobs=1)
     two = train.featurize(tiles, views=1, seed=3, jobs=2)
     assert np.array_equal(one.X, two.X)
-    assert len(one.y) == len(tiles) * 5
+    assert len(one.y) == len(tiles) * 2
+    turned = train.featurize(tiles, views=2, seed=3, jobs=1, turns=True)
+    assert len(turned.y) == len(tiles) * 6
     assert one.original.sum() == len(tiles)
     assert list(one.y[one.original]) == [t.cell.token for t in tiles]
 
