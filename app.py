@@ -573,7 +573,7 @@ def kingdom_ui(
         head.caption(
             f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
         )
-        left, right = st.columns(2)
+        left, right = st.columns([2, 3] if found.photo_key is not None else [1, 1])
         corners_box = st.container()
         with st.expander("✏️ Correct squares", expanded=False):
             kingdom = correction_ui(found)
