@@ -19,12 +19,13 @@ True
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
 import cv2
 import numpy as np
 
-FEATURE_VERSION: Final = 1
+FEATURE_VERSION: Final = 3
 """Bumped whenever :func:`cell_features` changes; a model records the version it saw."""
 
 CROP_SIDE: Final = 64
@@ -35,6 +36,59 @@ DEFAULT_MARGIN: Final = 0.06
 
 _BORDER: Final = 16
 """Width in pixels (at :data:`CROP_SIDE`) of the edge strips where crowns sit."""
+
+_CROWN_THRESHOLDS: Final = ((100, 100), (170, 140))
+"""Least brightness (HSV value) of a crown's white outline and of its yellow fill:
+once for dim photos (warm indoor light), once for bright ones."""
+
+
+_CROWN_GREY: Final = (
+    "42 43 43 41 44 45 42 41 41 42 45 42 41 44 39 39 43 45 41 42 41 43 45 43",
+    "53 53 51 53 57 55 57 57 57 55 57 55 54 51 52 57 59 58 55 60 54 55 54 53",
+    "56 57 56 59 60 57 58 53 63 58 59 59 63 60 64 63 64 62 62 63 60 63 64 58",
+    "56 59 58 58 58 55 56 56 57 54 54 59 59 62 60 63 64 65 62 61 63 65 63 61",
+    "59 55 56 58 57 56 54 69 89 76 56 54 54 80 87 71 64 57 59 59 61 61 60 62",
+    "56 55 55 60 83 82 66 116 131 123 74 48 70 131 133 117 66 67 84 80 59 56 55 57",
+    "58 57 61 100 138 133 100 131 107 115 92 43 75 129 113 128 83 110 135 126 83 55 50 51",
+    "55 55 61 123 134 126 113 122 109 109 112 59 87 122 109 131 99 130 139 135 116 56 53 48",
+    "56 56 55 111 128 117 125 130 123 129 129 123 122 113 127 137 138 131 117 128 116 53 49 48",
+    "54 55 55 77 127 119 125 126 128 139 126 119 118 124 146 133 119 113 106 123 82 45 47 46",
+    "56 54 51 57 115 126 136 127 131 145 142 128 128 131 150 141 127 129 122 115 60 44 52 46",
+    "56 60 50 44 101 128 137 140 140 153 151 124 122 149 159 151 144 141 131 89 42 59 74 43",
+    "58 58 51 48 90 125 119 146 147 145 148 149 149 156 152 153 154 128 125 66 39 56 66 37",
+    "55 54 51 45 78 126 130 144 140 125 130 148 151 147 130 130 142 127 123 61 39 44 40 32",
+    "58 56 49 42 71 128 147 166 163 151 143 135 142 142 147 153 157 141 125 62 38 40 36 28",
+    "56 54 48 45 53 115 135 154 155 165 167 165 167 166 164 158 145 135 120 52 38 40 31 23",
+    "56 56 50 45 37 56 98 121 128 135 144 155 152 141 135 134 129 117 71 36 34 38 32 28",
+    "52 52 50 44 34 28 33 53 69 86 100 111 105 100 101 88 64 55 46 34 40 39 31 27",
+    "54 52 46 37 31 27 26 27 25 22 21 23 23 25 34 40 37 41 43 41 45 39 29 21",
+    "54 51 48 36 29 27 24 22 21 20 17 18 14 19 32 44 42 39 40 46 46 46 29 21",
+)
+"""A crown icon (grey levels, 20×24 at :data:`CROP_SIDE`), cut from a photographed tile."""
+
+_CROWN_YELLOW: Final = (
+    "42 42 42 43 44 44 45 44 43 42 43 49 51 51 47 45 42 37 37 41 43 46 48 47",
+    "46 46 47 46 47 48 49 49 48 47 47 54 56 53 51 51 49 42 41 46 51 54 54 52",
+    "47 48 49 48 49 51 51 52 51 50 49 53 55 52 50 52 51 47 48 54 57 58 57 55",
+    "48 50 51 50 50 50 49 48 48 48 48 49 51 49 46 48 48 49 52 57 58 57 56 55",
+    "49 53 53 52 50 47 44 42 42 43 44 47 46 43 42 44 46 49 51 54 55 56 56 56",
+    "49 53 52 49 45 41 38 35 35 36 38 43 39 35 37 38 41 43 42 43 48 54 57 56",
+    "48 51 47 41 36 33 32 31 32 32 33 38 34 33 36 35 35 35 35 33 40 49 55 55",
+    "48 49 44 36 32 32 33 35 37 38 36 35 35 40 44 35 32 35 38 35 38 45 52 54",
+    "48 50 43 36 35 36 35 40 50 52 47 42 44 54 56 44 36 39 43 38 37 44 49 52",
+    "47 48 43 36 36 42 48 58 69 72 68 64 67 74 74 64 56 54 50 39 39 45 48 49",
+    "44 45 44 37 35 45 64 78 83 84 84 81 84 86 86 80 75 68 55 40 42 47 51 51",
+    "43 41 42 40 36 45 69 85 89 88 88 85 86 91 92 89 86 74 55 44 47 52 55 52",
+    "46 45 45 42 35 37 55 78 88 88 89 91 93 93 91 86 83 67 45 39 46 51 52 48",
+    "46 47 44 43 36 33 41 56 65 71 76 84 86 81 74 71 66 51 36 33 42 47 48 45",
+    "45 44 43 42 38 34 35 35 38 45 53 61 62 54 47 51 46 38 33 34 41 44 43 41",
+    "45 44 46 43 38 34 29 28 30 34 37 38 36 33 33 39 35 32 34 40 44 42 39 35",
+    "47 48 45 41 38 33 27 23 26 29 29 31 31 31 31 33 32 31 33 41 46 45 41 37",
+    "48 49 44 41 39 36 31 27 28 30 30 31 30 30 32 33 35 35 37 44 48 47 43 37",
+    "47 47 44 41 40 37 36 33 32 31 31 31 30 29 32 37 40 41 42 45 47 46 41 36",
+    "46 46 43 41 38 35 34 32 31 31 30 31 29 28 31 37 41 43 44 45 47 44 38 35",
+)
+"""The same crown in the yellow–blue channel (Lab b* − 100): yellow fill in a white outline."""
 
 
 def split_cells(
@@ -100,6 +154,7 @@ def cell_features(crop: np.ndarray) -> np.ndarray:
         _colour_features(hsv, lab),
         _texture_features(gray),
         _crown_features(hsv),
+        _crown_template_features(gray, lab[..., 2]),
     ]
     return np.concatenate(parts).astype(np.float32)
 
@@ -159,37 +214,72 @@ def _lbp_histogram(gray: np.ndarray) -> np.ndarray:
 
 def _crown_features(hsv: np.ndarray) -> np.ndarray:
     hue, sat, val = (hsv[..., i].astype(np.int32) for i in range(3))
-    yellow = ((hue >= 15) & (hue <= 35) & (sat >= 90) & (val >= 140)).astype(np.uint8)
-    white = ((sat <= 70) & (val >= 170)).astype(np.uint8)
+    yellowish = (hue >= 15) & (hue <= 35) & (sat >= 90)
+    parts = []
+    for white_v, yellow_v in _CROWN_THRESHOLDS:
+        yellow = (yellowish & (val >= yellow_v)).astype(np.uint8)
+        white = ((sat <= 70) & (val >= white_v)).astype(np.uint8)
+        parts.append(_crown_masks_features(yellow, white))
+    return np.concatenate(parts)
+
+
+def _crown_masks_features(yellow: np.ndarray, white: np.ndarray) -> np.ndarray:
     kernel = np.ones((3, 3), np.uint8)
     near_white = np.asarray(cv2.dilate(white, kernel), np.uint8)
     near_yellow = np.asarray(cv2.dilate(yellow, kernel), np.uint8)
     crown = yellow & near_white
-    blob = np.asarray(cv2.dilate(crown | (white & near_yellow), kernel))
+    blob = np.asarray(cv2.dilate(crown | (white & near_yellow), kernel), np.uint8)
     strips = []
     for k in range(4):
         y, w, c, b = (np.rot90(m, k)[:_BORDER] for m in (yellow, white, crown, blob))
-        strips.append(
-            [
-                y.mean(),
-                w.mean(),
-                c.mean(),
-                _count_blobs(b),
-                _profile_peaks(c),
-            ]
-        )
+        strips.append([y.mean(), w.mean(), c.mean(), _count_blobs(b, 15), _profile_peaks(c)])
     table = np.asarray(strips, np.float32)
-    order = np.argsort(-table[:, 2], kind="stable")
-    table = table[order]
+    table = table[np.argsort(-table[:, 2], kind="stable")]
     inner = slice(_BORDER, CROP_SIDE - _BORDER)
     totals = [
         yellow.mean(),
         white.mean(),
         crown.mean(),
         crown[inner, inner].mean(),
-        _count_blobs(blob),
+        _count_blobs(blob, 15),
+        _count_blobs(crown, 4),
     ]
     return np.concatenate([table.ravel(), table.sum(axis=0), np.asarray(totals, np.float32)])
+
+
+def _crown_template_features(gray: np.ndarray, yellowness: np.ndarray) -> np.ndarray:
+    """Best matches of a crown's shape, in any of four turns.
+
+    For the grey and the yellow–blue channel, the five strongest separate
+    peaks of normalised cross-correlation with a crown icon, and how
+    many peaks pass 0.6 and 0.7: a crowned square has one strong peak per crown.
+    """
+    out = []
+    for channel, templates in (
+        (gray.astype(np.float32), _crown_templates(_CROWN_GREY)),
+        (yellowness.astype(np.float32), _crown_templates(_CROWN_YELLOW)),
+    ):
+        padded = cv2.copyMakeBorder(channel, 6, 6, 6, 6, cv2.BORDER_REPLICATE)
+        response = np.full(padded.shape, -1.0, np.float32)
+        for template in templates:
+            res = cv2.matchTemplate(padded, template, cv2.TM_CCOEFF_NORMED)
+            cy, cx = template.shape[0] // 2, template.shape[1] // 2
+            view = response[cy : cy + res.shape[0], cx : cx + res.shape[1]]
+            np.maximum(view, res, out=view)
+        peaks = []
+        for _ in range(5):
+            y, x = np.unravel_index(int(response.argmax()), response.shape)
+            peaks.append(float(response[y, x]))
+            response[max(0, y - 7) : y + 8, max(0, x - 7) : x + 8] = -1.0
+        values = np.asarray(peaks, np.float32)
+        out.append(np.concatenate([values, [(values > 0.6).sum(), (values > 0.7).sum()]]))
+    return np.concatenate(out).astype(np.float32)
+
+
+@cache
+def _crown_templates(rows: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    base = np.array([[float(v) for v in row.split()] for row in rows], np.float32)
+    return tuple(np.ascontiguousarray(np.rot90(base, k)) for k in range(4))
 
 
 def _count_blobs(mask: np.ndarray, min_area: int = 6) -> float:

@@ -30,6 +30,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from scorer.cells import FEATURE_VERSION, cell_features, split_cells
 from scorer.errors import ModelFileError
@@ -76,6 +77,7 @@ _TRUSTED_TYPES: Final = frozenset(
 """Types :func:`load_model` lets ``skops`` build; anything else in the file is refused."""
 
 _EPS: Final = 1e-9
+_SMALL_BATCH: Final = 256
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,11 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """Probabilities, one column per entry of ``classes_``."""
         check_is_fitted(self, "estimator_")
-        return np.asarray(self.estimator_.predict_proba(np.asarray(X, dtype=np.float32)))
+        rows = np.asarray(X, dtype=np.float32)
+        if len(rows) > _SMALL_BATCH:
+            return np.asarray(self.estimator_.predict_proba(rows))
+        with threadpool_limits(1):  # threads cost more than they save on one board
+            return np.asarray(self.estimator_.predict_proba(rows))
 
     def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """The most probable token for each row."""
