@@ -242,7 +242,8 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         if unknown:
             raise ValueError(f"unknown cell tokens: {sorted(unknown)}")
         estimator = self._make_estimator()
-        estimator.fit(X, labels)
+        with threadpool_limits(1):  # on a shared machine, waiting threads cost more than they save
+            estimator.fit(X, labels)
         self.estimator_ = estimator
         self.classes_ = np.asarray(estimator.classes_)
         self.n_features_in_ = X.shape[1]
