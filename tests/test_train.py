@@ -62,6 +62,7 @@ def test_retrain_without_some_kingdoms_reads_them(shared_data: Path) -> None:
     groups = sorted({b.group for b in boards})
     held_groups = set(groups[1::9])  # a few kingdoms, each photographed once or more
     tiles = [t for b in boards if b.group not in held_groups for t in datasets.board_tiles(b)]
+    tiles += datasets.load_phone_tiles(shared_data)
     features = train.featurize(tiles, views=0, seed=0, jobs=2)
     model = train.fit_model(features)
     right = total = 0
