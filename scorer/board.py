@@ -34,6 +34,9 @@ MIN_SIDE: Final = 3
 _WORK_SIDE: Final = 800
 """Longest side of the downscaled copy used for detection."""
 
+_MIN_WORK_SIDE: Final = 16
+"""Working pixels below which a picture's side, or a marked area's side, holds no kingdom."""
+
 _GRID_CANVAS: Final = 320
 """Side of the square canvas the grid shape is measured on."""
 
@@ -101,8 +104,14 @@ def find_kingdoms(
     if grid is not None and not MIN_SIDE <= grid <= MAX_SIZE:
         raise ValueError(f"grid must be between {MIN_SIDE} and {MAX_SIZE}, not {grid}")
     work, scale = _downscale(image, _WORK_SIDE)
+    if min(work.shape[:2]) < _MIN_WORK_SIDE:
+        raise BoardNotFoundError(
+            f"no kingdom-sized area of tiles found: the image is {image.shape[1]}×"
+            f"{image.shape[0]} px, too narrow to hold a kingdom"
+        )
     if corners is not None:
         quad = order_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2))
+        _check_corners(quad * scale)
         location = _locate(work, quad * scale, grid=grid, require_grid=False)
         assert location is not None
         return [_to_original(location, scale)]
@@ -230,11 +239,23 @@ def _check_image(image: np.ndarray) -> None:
         )
 
 
+def _check_corners(quad: np.ndarray) -> None:
+    """Refuse marked corners that do not outline a four-sided area (in working pixels)."""
+    contour = quad.reshape(-1, 1, 2).astype(np.float32)
+    if not cv2.isContourConvex(contour) or cv2.contourArea(contour) < _MIN_WORK_SIDE**2:
+        raise BoardNotFoundError(
+            "the four corners marked do not outline a kingdom: mark four distinct corners "
+            "of the kingdom, going round it"
+        )
+
+
 def _downscale(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
     scale = min(1.0, side / max(image.shape[:2]))
     if scale >= 1.0:
         return image, 1.0
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = image.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     return small.astype(np.uint8), scale
 
 

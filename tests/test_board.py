@@ -112,6 +112,28 @@ def test_user_corners_skip_detection_and_grid_is_forced() -> None:
     assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
 
 
+@pytest.mark.parametrize(
+    "corners",
+    [
+        [(0.96, 362.3), (0.0, 356.9), (0.0, 1342.4), (0.0, 1582.6)],  # almost in a line
+        [(5.0, 5.0)] * 4,  # one point
+        [(0.0, 0.0), (400.0, 0.0), (200.0, 1.0), (0.0, 2.0)],  # a sliver, no area
+    ],
+)
+def test_marked_corners_that_outline_nothing_are_refused(
+    corners: list[tuple[float, float]],
+) -> None:
+    image = np.full((1731, 1731, 3), (8, 182, 254), np.uint8)
+    with pytest.raises(BoardNotFoundError, match="corners marked"):
+        find_kingdoms(image, corners=corners, grid=STANDARD_SIZE)
+
+
+def test_very_long_thin_picture_is_a_named_error() -> None:
+    strip = np.full((40, 100_000, 3), 120, np.uint8)
+    with pytest.raises(BoardNotFoundError, match="too narrow"):
+        find_kingdoms(strip)
+
+
 def test_rectify_has_the_canonical_size() -> None:
     image = np.zeros((400, 300, 3), np.uint8)
     location = BoardLocation(
