@@ -14,7 +14,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	@echo "Opening http://localhost:$(PORT) (Ctrl+C stops the app)"
+	@echo "The scoring page: http://localhost:$(PORT)  (Ctrl+C stops it)"
+	@ip=$$(hostname -I 2>/dev/null | awk '{print $$1}'); \
+	  [ -z "$$ip" ] || echo "From a phone on the same network: http://$$ip:$(PORT)"
 	@( sleep 4; $(BIN)/python -m webbrowser -t http://localhost:$(PORT) >/dev/null 2>&1 || true ) &
 	KINGDOMINO_SAMPLE=$(SAMPLE) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
