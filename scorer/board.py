@@ -16,6 +16,7 @@ detail is lost. Rows run from the side nearest the top of the photo.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -476,16 +477,8 @@ def _quad_from_segments(contour: np.ndarray) -> np.ndarray | None:
         pts = np.array(c["points"], dtype=np.float32)
         vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_L2, 0, 0.01, 0.01)
         lines.append((np.array([x0.item(), y0.item()]), np.array([vx.item(), vy.item()])))
-    corners = []
-    for j in range(4):
-        p = _intersect(lines[j - 1], lines[j])
-        if p is None:
-            return None
-        corners.append(p)
-    quad = np.array(corners)
-    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
-        return None
-    return order_corners(quad)
+    quad = _quad_from_lines(lines)
+    return None if quad is None else order_corners(quad)
 
 
 def _quad_from_poly(hull: np.ndarray) -> np.ndarray | None:
@@ -526,6 +519,18 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
     for i in keep:
         a, b = poly[i], poly[(i + 1) % n]
         lines.append(_fit_side(pts, a, b))
+    quad = _quad_from_lines(lines)
+    if quad is None:
+        return None
+    hull_area = cv2.contourArea(hull.astype(np.float32))
+    quad_area = cv2.contourArea(quad.astype(np.float32))
+    if not 0.8 * hull_area <= quad_area <= 1.6 * hull_area:
+        return None
+    return order_corners(quad)
+
+
+def _quad_from_lines(lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """Corners where four side lines, in order round the outline, meet; None unless convex."""
     corners = []
     for j in range(4):
         p = _intersect(lines[j - 1], lines[j])
@@ -535,11 +540,7 @@ def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
     quad = np.array(corners)
     if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
         return None
-    hull_area = cv2.contourArea(hull.astype(np.float32))
-    quad_area = cv2.contourArea(quad.astype(np.float32))
-    if not 0.8 * hull_area <= quad_area <= 1.6 * hull_area:
-        return None
-    return order_corners(quad)
+    return quad
 
 
 def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
