@@ -202,6 +202,9 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         Leaves per boosted tree.
     l2_regularization : float
         L2 penalty of the boosted trees.
+    class_weight : str or None
+        ``"balanced"`` weighs each class by the inverse of its frequency (``hgb``),
+        so rare crown counts such as M3 or S2 weigh as much as common squares.
     C : float
         Inverse regularisation of the logistic regression.
     hidden_units : int
@@ -219,6 +222,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         learning_rate: float = 0.1,
         max_leaf_nodes: int = 15,
         l2_regularization: float = 0.0,
+        class_weight: str | None = None,
         C: float = 1.0,  # noqa: N803 - scikit-learn's name
         hidden_units: int = 256,
         alpha: float = 1e-3,
@@ -229,6 +233,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
+        self.class_weight = class_weight
         self.C = C
         self.hidden_units = hidden_units
         self.alpha = alpha
@@ -283,6 +288,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 learning_rate=self.learning_rate,
                 max_leaf_nodes=self.max_leaf_nodes,
                 l2_regularization=self.l2_regularization,
+                class_weight=self.class_weight,
                 early_stopping=False,
                 random_state=self.random_state,
             )

@@ -51,6 +51,7 @@ MODEL_PARAMS: Final[dict[str, Any]] = {
     "max_iter": 120,
     "learning_rate": 0.15,
     "max_leaf_nodes": 15,
+    "class_weight": "balanced",
     "random_state": 0,
 }
 """The classifier chosen by grouped cross-validation (see ``models/evaluation.md``)."""
