@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_images" / "sample_board.jpg"
 
 
 def data_dir() -> Path | None:
@@ -34,3 +35,18 @@ def shared_data() -> Path:
 def fixtures() -> Path:
     """Small files committed with the tests."""
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def sample_photo() -> Path:
+    """The sample photo the page opens with; skips, with the reason, without it or the model."""
+    from scorer.classify import default_model
+    from scorer.errors import ModelFileError
+
+    if not SAMPLE.is_file():
+        pytest.skip(f"no sample photo at {SAMPLE}")
+    try:
+        default_model()
+    except ModelFileError as err:
+        pytest.skip(f"no trained model: {err}")
+    return SAMPLE

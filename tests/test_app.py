@@ -194,27 +194,14 @@ def test_downloads_are_offered() -> None:
     assert {"download-json", "download-csv", "download-png"} <= keys
 
 
-def test_sample_photo_loads_and_scores(monkeypatch: pytest.MonkeyPatch) -> None:
-    _needs_model_and_sample()
-    monkeypatch.setenv("KINGDOMINO_SAMPLE", str(SAMPLE))
+def test_sample_photo_loads_and_scores(monkeypatch: pytest.MonkeyPatch, sample_photo: Path) -> None:
+    monkeypatch.setenv("KINGDOMINO_SAMPLE", str(sample_photo))
     at = AppTest.from_file(str(APP), default_timeout=120).run()
     assert not at.exception
     assert not at.error, _texts(at.error)
     assert at.metric, "the sample kingdom is scored"
     assert all(int(m.value) >= 0 for m in at.metric)
     assert any("sample" in i for i in _texts(at.info))
-
-
-def _needs_model_and_sample() -> None:
-    if not SAMPLE.is_file():
-        pytest.skip(f"no sample photo at {SAMPLE}")
-    from scorer.classify import default_model
-    from scorer.errors import ModelFileError
-
-    try:
-        default_model()
-    except ModelFileError as err:
-        pytest.skip(f"no trained model: {err}")
 
 
 # --- the photo path, with the recogniser replaced by a stand-in ------------------------------

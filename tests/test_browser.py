@@ -149,8 +149,8 @@ def test_clicking_a_square_and_picking_a_value_updates_the_score(page: object) -
 
 
 @pytest.mark.slow
-def test_uploaded_sample_photo_is_scored(page: object) -> None:
-    expected = _sample_report().kingdoms[0].score.total
+def test_uploaded_sample_photo_is_scored(page: object, sample_photo: Path) -> None:
+    expected = _sample_report(sample_photo).kingdoms[0].score.total
 
     tab: sync_api.Page = page  # type: ignore[assignment]
     tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
@@ -162,8 +162,8 @@ def test_uploaded_sample_photo_is_scored(page: object) -> None:
 
 
 @pytest.mark.slow
-def test_marking_four_corners_reads_the_kingdom_again(page: object) -> None:
-    report = _sample_report()
+def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo: Path) -> None:
+    report = _sample_report(sample_photo)
     corners = report.kingdoms[0].corners
     height, width = _sample_size()
     tab: sync_api.Page = page  # type: ignore[assignment]
@@ -187,19 +187,11 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object) -> None:
     _screenshot(tab, "browser-corners.png")
 
 
-def _sample_report() -> Any:
-    if not SAMPLE.is_file():
-        pytest.skip(f"no sample photo at {SAMPLE}")
-    from scorer.classify import default_model
-    from scorer.errors import ModelFileError
+def _sample_report(sample_photo: Path) -> Any:
     from scorer.imageio import load_image
     from scorer.pipeline import score_photo
 
-    try:
-        default_model()
-    except ModelFileError as err:
-        pytest.skip(f"no trained model: {err}")
-    return score_photo(load_image(SAMPLE), Rules())
+    return score_photo(load_image(sample_photo), Rules())
 
 
 def _sample_size() -> tuple[int, int]:
