@@ -41,6 +41,12 @@ _MIN_WORK_SIDE: Final = 16
 _GRID_CANVAS: Final = 320
 """Side of the square canvas the grid shape is measured on."""
 
+_SHADES: Final = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1)
+"""Brightness factors of the table colours taken as table too: shadow and lighter light."""
+
+_GLARES: Final = (0.15, 0.3, 0.45)
+"""Shares of white mixed into the table colours taken as table too: glare."""
+
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
@@ -117,7 +123,7 @@ def find_kingdoms(
         assert location is not None
         return [_to_original(location, scale)]
 
-    mask, dist, found_any = _tile_mask(work)
+    mask, dist, lit_dist, found_any = _tile_mask(work)
     areas = _candidate_quads(mask)
     gradients = _gradients(work) if areas else None
     locations = []
@@ -127,7 +133,7 @@ def find_kingdoms(
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in quads]
         best = _choose(tried)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
-            locations.append(_fit_extent(dist, gradients, best, grid))
+            locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
     if not locations:
         whole = _whole_image(work, grid)
         if whole is not None:
@@ -277,8 +283,13 @@ def _lab(image: np.ndarray) -> np.ndarray:
     return lab
 
 
-def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Pixels unlike the table: a colour model of the photo's border, k-means in Lab."""
+def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Pixels unlike the table: a colour model of the photo's border, k-means in Lab.
+
+    Returns the mask, each pixel's distance from the table colours, the same
+    distance from the table colours in shadow and glare as well, and whether any
+    tile-like area was seen.
+    """
     h, w = work.shape[:2]
     blur = cv2.GaussianBlur(work, (5, 5), 0)
     lab8 = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB)
@@ -314,13 +325,18 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         share[:, s] = np.bincount(in_side, minlength=k) / max(len(in_side), 1)
     keep = ((share >= 0.03).sum(axis=1) >= 2) | (share.mean(axis=1) >= 0.2)
     centres = centres[keep]
-    # Distances through a lookup table over quantised Lab (32 levels a channel).
+    # Distances through lookup tables over quantised Lab (32 levels a channel), computed
+    # for the levels present only.
     q = np.right_shift(np.asarray(lab8, dtype=np.int32), 3)
     index = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
-    dist = _distance_table(centres)[index]
+    present = np.flatnonzero(np.bincount(index.ravel(), minlength=1 << 15))
+    table = np.zeros((2, 1 << 15), np.float32)
+    table[0, present] = _distance_table(present, centres)
+    table[1, present] = _distance_table(present, _lit_variants(centres))
+    dist, lit_dist = table[0][index], table[1][index]
     mask = (dist > 18.0).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
-    return mask, dist, found_any
+    return mask, dist, lit_dist, found_any
 
 
 def _lab8_to_float(lab8: np.ndarray) -> np.ndarray:
@@ -330,21 +346,42 @@ def _lab8_to_float(lab8: np.ndarray) -> np.ndarray:
     return lab
 
 
-def _distance_table(centres: np.ndarray) -> np.ndarray:
-    """Distance to the nearest table colour for every quantised Lab value; 0 for glare.
+def _distance_table(index: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Distance to the nearest table colour of quantised Lab values; 0 for glare.
 
+    ``index`` packs the three 5-bit levels of each value as ``L << 10 | a << 5 | b``.
     Lightness counts half as much as colour: shadows and glare change it.
     """
-    levels = np.arange(32, dtype=np.int32) * 8 + 4
-    grid = np.stack(np.meshgrid(levels, levels, levels, indexing="ij"), axis=-1)
-    lab = _lab8_to_float(grid.reshape(-1, 3).astype(np.uint8)[:, None, :])[:, 0, :]
+    levels = np.stack([index >> 10, (index >> 5) & 31, index & 31], axis=-1) * 8 + 4
+    lab = _lab8_to_float(levels.astype(np.uint8)[:, None, :])[:, 0, :]
     weight = np.array([0.5, 1.0, 1.0], dtype=np.float32)
-    dist = np.full(len(lab), np.inf, dtype=np.float32)
-    for c in centres:
-        dist = np.minimum(dist, np.sqrt((((lab - c) * weight) ** 2).sum(axis=1)))
+    lab_w = lab * weight
+    table = np.asarray(centres, np.float32) * weight
+    # |x - c|^2 = |x|^2 - 2 x.c + |c|^2, the nearest of all table colours at once.
+    d2 = (lab_w**2).sum(axis=1)[:, None] - 2 * lab_w @ table.T + (table**2).sum(axis=1)[None, :]
+    dist = np.asarray(np.sqrt(np.maximum(d2.min(axis=1), 0.0)), dtype=np.float32)
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     dist[(lab[:, 0] > 88) & (chroma < 12)] = 0.0  # glare and white paper are not tiles
     return dist
+
+
+def _lit_variants(centres: np.ndarray) -> np.ndarray:
+    """Table colours (float Lab) as they look in shadow and under glare, in float Lab.
+
+    A shadow scales a colour's BGR down; glare mixes white into it.
+    """
+    lab8 = np.empty((len(centres), 1, 3), np.float32)
+    lab8[:, 0, 0] = centres[:, 0] * 255.0 / 100.0
+    lab8[:, 0, 1:] = centres[:, 1:] + 128.0
+    bgr = cv2.cvtColor(np.clip(lab8, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+    bgr = bgr.reshape(-1, 1, 3).astype(np.float32)
+    shades = np.array(_SHADES, np.float32)[None, :, None]
+    whites = np.array(_GLARES, np.float32)[None, :, None]
+    dark = bgr * shades
+    bright = bgr + (255.0 - bgr) * whites
+    variants = np.concatenate([dark, bright], axis=1).reshape(-1, 1, 3)
+    out = cv2.cvtColor(np.clip(variants, 0, 255).astype(np.uint8), cv2.COLOR_BGR2LAB)
+    return np.asarray(_lab8_to_float(out)[:, 0, :], dtype=np.float32)
 
 
 def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
@@ -654,7 +691,7 @@ def _snap_side(
 
 
 def _fit_extent(
-    dist: np.ndarray,
+    dists: tuple[np.ndarray, np.ndarray],
     gradients: tuple[np.ndarray, np.ndarray],
     location: BoardLocation,
     grid: int | None,
@@ -662,26 +699,39 @@ def _fit_extent(
     """Grow or shrink the grid by whole rows and columns to cover exactly the tiles.
 
     A row of dark squares on a dark table may be missing from the tile mask, and
-    a domino touching the kingdom may stretch the outline: the squares just
-    outside and along each side decide.
+    a domino touching the kingdom, or a shadow or glare beside it, may stretch the
+    outline: the squares just outside and along each side decide. ``dists`` are
+    the distances from the table colours, without and with shadow and glare: a
+    row grows only where both see tiles, and shrinks where either sees table.
     """
     rows, cols = location.shape
     quad = location.corners
     r0, r1, c0, c1 = 0, rows, 0, cols
     limit = grid if grid is not None else MAX_SIZE
-    tiles = _cell_tileness(dist, quad, rows, cols)  # (rows + 2) × (cols + 2), ring included
+    tiles = _cell_tileness(dists[0], quad, rows, cols)  # (rows + 2) × (cols + 2), ring included
+    lit = _cell_tileness(dists[1], quad, rows, cols)
     changed = False
     for _ in range(2):
-        # side: (cells just outside, cells of the current edge row), as index arrays
         step = False
         for side in ("top", "bottom", "left", "right"):
             outside, edge, length = _side_cells(tiles, r0, r1, c0, c1, side)
+            lit_out, lit_edge, _ = _side_cells(lit, r0, r1, c0, c1, side)
             span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
-            out_ok = outside[~np.isnan(outside)]
-            if span < limit and len(out_ok) >= 0.6 * length and (out_ok > 0.9).mean() >= 0.8:
+            known = ~np.isnan(outside)
+            out_ok = outside[known]
+            if (
+                span < limit
+                and len(out_ok) >= 0.6 * length
+                and (out_ok > 0.9).mean() >= 0.8
+                and (lit_out[known] > 0.5).mean() >= 0.6
+            ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
                 step = changed = True
-            elif span > MIN_SIDE and grid is None and np.nanmax(edge) < 0.2:
+            elif (
+                span > MIN_SIDE
+                and grid is None
+                and (np.nanmax(edge) < 0.2 or np.nanmax(lit_edge) < 0.15)
+            ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
                 step = changed = True
         if not step:
