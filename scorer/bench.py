@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from scorer import datasets
-from scorer.cells import cell_features, split_cells
+from scorer.cells import cells_features, split_cells
 from scorer.classify import CellClassifier, classify_board, decode, load_model
 from scorer.kingdom import ALL_CELLS
 
@@ -78,7 +78,7 @@ def bench_board(
         t0 = time.perf_counter()
         crops = split_cells(board, shape)
         t1 = time.perf_counter()
-        features = np.stack([cell_features(c) for c in crops])
+        features = cells_features(crops)
         t2 = time.perf_counter()
         proba = model.expand_proba(model.predict_proba(features))
         t3 = time.perf_counter()

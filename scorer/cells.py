@@ -19,8 +19,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Final
+from typing import Final, Literal
 
 import cv2
 import numpy as np
@@ -132,7 +133,7 @@ def cell_features(crop: np.ndarray) -> np.ndarray:
 
     The crop is resized to :data:`CROP_SIDE` first, so the result does not
     depend on its resolution. Every feature is invariant to 90° turns of the
-    crop or nearly so.
+    crop or nearly so. The same as one row of :func:`cells_features`.
 
     Parameters
     ----------
@@ -144,72 +145,127 @@ def cell_features(crop: np.ndarray) -> np.ndarray:
     numpy.ndarray
         float32 vector of length :data:`FEATURE_SIZE`.
     """
-    if crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 4:
-        raise ValueError(f"a crop is a BGR image at least 4×4 pixels, not {crop.shape}")
-    img = cv2.resize(crop, (CROP_SIDE, CROP_SIDE), interpolation=cv2.INTER_AREA)
-    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
-    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    return np.asarray(cells_features([crop])[0])
+
+
+def cells_features(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """Describe many square crops at once: one row of :data:`FEATURE_SIZE` numbers each.
+
+    Every crop is resized to :data:`CROP_SIDE` and the crops are then described
+    together in numpy, which is several times faster than one at a time. A
+    row does not depend on the other crops in the batch.
+
+    Parameters
+    ----------
+    crops : sequence of numpy.ndarray
+        BGR uint8 images of single squares, any sizes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``len(crops) × FEATURE_SIZE`` float32 matrix.
+    """
+    for crop in crops:
+        if crop.ndim != 3 or crop.shape[2] != 3 or min(crop.shape[:2]) < 4:
+            raise ValueError(f"a crop is a BGR image at least 4×4 pixels, not {crop.shape}")
+    if not len(crops):
+        return np.zeros((0, FEATURE_SIZE), np.float32)
+    side = (CROP_SIDE, CROP_SIDE)
+    imgs = np.stack([cv2.resize(c, side, interpolation=cv2.INTER_AREA) for c in crops])
+    tall = imgs.reshape(-1, CROP_SIDE, 3)  # the crops one above the other: one colour conversion
+    hsv = cv2.cvtColor(tall, cv2.COLOR_BGR2HSV).reshape(imgs.shape)
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
+    gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
     parts = [
         _colour_features(hsv, lab),
         _texture_features(gray),
         _crown_features(hsv),
         _crown_template_features(gray, lab[..., 2]),
     ]
-    return np.concatenate(parts).astype(np.float32)
+    return np.concatenate(parts, axis=1).astype(np.float32)
 
 
 def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    n = len(lab)
     centre = slice(CROP_SIDE // 4, CROP_SIDE - CROP_SIDE // 4)
     ring = np.ones((CROP_SIDE, CROP_SIDE), bool)
     ring[centre, centre] = False
+    whole = lab.reshape(n, -1, 3)
     out: list[np.ndarray] = []
-    for pixels in (lab.reshape(-1, 3), lab[centre, centre].reshape(-1, 3), lab[ring]):
-        out.append(pixels.mean(axis=0))
-        out.append(pixels.std(axis=0))
-    ordered = np.sort(lab.reshape(-1, 3), axis=0)
-    out.append(ordered[[n * ordered.shape[0] // 10 for n in (1, 5, 9)]].ravel())
-    hue = hsv[..., 0].ravel().astype(np.int32)
-    sat = hsv[..., 1].ravel().astype(np.int32)
-    val = hsv[..., 2].ravel().astype(np.int32)
-    hs = np.bincount((hue * 12 // 180) * 3 + np.minimum(sat * 3 // 256, 2), minlength=36)
-    out.append(hs[:36] / hue.size)
-    out.append(np.bincount(val * 6 // 256, minlength=6)[:6] / val.size)
-    centre_hue = hsv[centre, centre, 0].ravel().astype(np.int32)
-    centre_sat = hsv[centre, centre, 1].ravel().astype(np.float32)
-    out.append(np.bincount(centre_hue * 12 // 180, weights=centre_sat, minlength=12)[:12])
-    out[-1] = out[-1] / max(float(out[-1].sum()), 1.0)
-    return np.concatenate(out)
+    for pixels in (whole, lab[:, centre, centre].reshape(n, -1, 3), lab[:, ring]):
+        out.append(pixels.mean(axis=1))
+        out.append(pixels.std(axis=1))
+    ranks = [k * whole.shape[1] // 10 for k in (1, 5, 9)]
+    out.append(np.partition(whole, ranks, axis=1)[:, ranks].reshape(n, -1))
+    hue = hsv[..., 0].reshape(n, -1).astype(np.int32)
+    sat = hsv[..., 1].reshape(n, -1).astype(np.int32)
+    val = hsv[..., 2].reshape(n, -1).astype(np.int32)
+    size = hue.shape[1]
+    out.append(_bincount_rows((hue * 12 // 180) * 3 + np.minimum(sat * 3 // 256, 2), 36) / size)
+    out.append(_bincount_rows(val * 6 // 256, 6) / size)
+    centre_hue = hsv[:, centre, centre, 0].reshape(n, -1).astype(np.int32)
+    centre_sat = hsv[:, centre, centre, 1].reshape(n, -1).astype(np.float64)
+    weighted = _bincount_rows(centre_hue * 12 // 180, 12, centre_sat)
+    out.append(weighted / np.maximum(weighted.sum(axis=1, keepdims=True), 1.0))
+    return np.concatenate(out, axis=1)
+
+
+def _bincount_rows(codes: np.ndarray, bins: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-row histograms of integer codes in ``[0, bins)`` (``n × bins``)."""
+    n = len(codes)
+    shifted = codes + bins * np.arange(n)[:, None]
+    flat_weights = None if weights is None else weights.ravel()
+    return np.bincount(shifted.ravel(), weights=flat_weights, minlength=n * bins).reshape(n, bins)
 
 
 def _texture_features(gray: np.ndarray) -> np.ndarray:
-    g = gray.astype(np.float32)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-    mag = np.sqrt(gx * gx + gy * gy)
-    lap = np.abs(cv2.Laplacian(g, cv2.CV_32F))
-    stats = [
-        mag.mean(),
-        mag.std(),
-        *np.sort(mag.ravel())[[n * mag.size // 20 for n in (5, 10, 15, 18)]],
-        lap.mean(),
-        lap.std(),
-    ]
-    half = cv2.resize(gray, (CROP_SIDE // 2, CROP_SIDE // 2), interpolation=cv2.INTER_AREA)
-    return np.concatenate([np.asarray(stats) / 255.0, _lbp_histogram(gray), _lbp_histogram(half)])
+    n = len(gray)
+    g = _apply_padded(gray.astype(np.float32), 1, "reflect")
+    gx = _stacked(g, lambda im: cv2.Sobel(im, cv2.CV_32F, 1, 0, ksize=3))
+    gy = _stacked(g, lambda im: cv2.Sobel(im, cv2.CV_32F, 0, 1, ksize=3))
+    lap = np.abs(_stacked(g, lambda im: cv2.Laplacian(im, cv2.CV_32F)))
+    mag = np.sqrt(gx * gx + gy * gy)[:, 1:-1, 1:-1].reshape(n, -1)
+    lap = lap[:, 1:-1, 1:-1].reshape(n, -1)
+    ranks = [k * mag.shape[1] // 20 for k in (5, 10, 15, 18)]
+    stats = np.column_stack(
+        [
+            mag.mean(axis=1),
+            mag.std(axis=1),
+            np.partition(mag, ranks, axis=1)[:, ranks],
+            lap.mean(axis=1),
+            lap.std(axis=1),
+        ]
+    )
+    half_side = (CROP_SIDE // 2, CROP_SIDE // 2)
+    half = np.stack([cv2.resize(g, half_side, interpolation=cv2.INTER_AREA) for g in gray])
+    return np.concatenate([stats / 255.0, _lbp_histogram(gray), _lbp_histogram(half)], axis=1)
+
+
+def _apply_padded(
+    images: np.ndarray, width: int, mode: Literal["reflect", "constant"]
+) -> np.ndarray:
+    """Pad every image of an ``n × h × w`` stack by ``width`` pixels on each side."""
+    return np.pad(images, ((0, 0), (width, width), (width, width)), mode=mode)
+
+
+def _stacked(images: np.ndarray, op: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Apply a same-size image filter to an ``n × h × w`` stack in one call (images one above
+    another; padded images keep each result free of its neighbours)."""
+    n, h, w = images.shape
+    return np.asarray(op(np.ascontiguousarray(images.reshape(n * h, w)))).reshape(n, h, w)
 
 
 def _lbp_histogram(gray: np.ndarray) -> np.ndarray:
     """Rotation-invariant uniform local binary patterns (8 neighbours, radius 1): 10 bins."""
     g = gray.astype(np.int16)
-    centre = g[1:-1, 1:-1]
-    h, w = centre.shape
+    centre = g[:, 1:-1, 1:-1]
+    h, w = centre.shape[1:]
     offsets = ((0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (2, 1), (2, 0), (1, 0))
-    bits = np.stack([(g[dy : dy + h, dx : dx + w] >= centre) for dy, dx in offsets])
+    bits = np.stack([(g[:, dy : dy + h, dx : dx + w] >= centre) for dy, dx in offsets])
     transitions = (bits != np.roll(bits, 1, axis=0)).sum(axis=0)
     ones = bits.sum(axis=0)
-    code = np.where(transitions <= 2, ones, 9)
-    return np.bincount(code.ravel(), minlength=10)[:10] / code.size
+    code = np.where(transitions <= 2, ones, 9).reshape(len(g), -1)
+    return _bincount_rows(code, 10) / code.shape[1]
 
 
 def _crown_features(hsv: np.ndarray) -> np.ndarray:
@@ -220,31 +276,52 @@ def _crown_features(hsv: np.ndarray) -> np.ndarray:
         yellow = (yellowish & (val >= yellow_v)).astype(np.uint8)
         white = ((sat <= 70) & (val >= white_v)).astype(np.uint8)
         parts.append(_crown_masks_features(yellow, white))
-    return np.concatenate(parts)
+    return np.concatenate(parts, axis=1)
 
 
 def _crown_masks_features(yellow: np.ndarray, white: np.ndarray) -> np.ndarray:
-    kernel = np.ones((3, 3), np.uint8)
-    near_white = np.asarray(cv2.dilate(white, kernel), np.uint8)
-    near_yellow = np.asarray(cv2.dilate(yellow, kernel), np.uint8)
+    n = len(yellow)
+    near_white, near_yellow = _dilate(white), _dilate(yellow)
     crown = yellow & near_white
-    blob = np.asarray(cv2.dilate(crown | (white & near_yellow), kernel), np.uint8)
+    blob = _dilate(crown | (white & near_yellow))
     strips = []
     for k in range(4):
-        y, w, c, b = (np.rot90(m, k)[:_BORDER] for m in (yellow, white, crown, blob))
-        strips.append([y.mean(), w.mean(), c.mean(), _count_blobs(b, 15), _profile_peaks(c)])
-    table = np.asarray(strips, np.float32)
-    table = table[np.argsort(-table[:, 2], kind="stable")]
+        y, w, c, b = (
+            np.rot90(m, k, axes=(1, 2))[:, :_BORDER] for m in (yellow, white, crown, blob)
+        )
+        strips.append(
+            np.column_stack(
+                [
+                    y.mean(axis=(1, 2)),
+                    w.mean(axis=(1, 2)),
+                    c.mean(axis=(1, 2)),
+                    _count_blobs(b, 15),
+                    _profile_peaks(c),
+                ]
+            )
+        )
+    table = np.stack(strips, axis=1).astype(np.float32)  # n × 4 strips × 5
+    order = np.argsort(-table[:, :, 2], axis=1, kind="stable")
+    table = np.take_along_axis(table, order[:, :, None], axis=1)
     inner = slice(_BORDER, CROP_SIDE - _BORDER)
-    totals = [
-        yellow.mean(),
-        white.mean(),
-        crown.mean(),
-        crown[inner, inner].mean(),
-        _count_blobs(blob, 15),
-        _count_blobs(crown, 4),
-    ]
-    return np.concatenate([table.ravel(), table.sum(axis=0), np.asarray(totals, np.float32)])
+    totals = np.column_stack(
+        [
+            yellow.mean(axis=(1, 2)),
+            white.mean(axis=(1, 2)),
+            crown.mean(axis=(1, 2)),
+            crown[:, inner, inner].mean(axis=(1, 2)),
+            _count_blobs(blob, 15),
+            _count_blobs(crown, 4),
+        ]
+    ).astype(np.float32)
+    return np.concatenate([table.reshape(n, -1), table.sum(axis=1), totals], axis=1)
+
+
+def _dilate(masks: np.ndarray) -> np.ndarray:
+    """3×3 dilation of each mask of an ``n × h × w`` stack (outside counts as empty)."""
+    kernel = np.ones((3, 3), np.uint8)
+    padded = _apply_padded(masks, 1, "constant")
+    return _stacked(padded, lambda m: cv2.dilate(m, kernel))[:, 1:-1, 1:-1]
 
 
 def _crown_template_features(gray: np.ndarray, yellowness: np.ndarray) -> np.ndarray:
@@ -255,25 +332,35 @@ def _crown_template_features(gray: np.ndarray, yellowness: np.ndarray) -> np.nda
     many peaks pass 0.6 and 0.7: a crowned square has one strong peak per crown.
     """
     out = []
+    n = len(gray)
     for channel, templates in (
         (gray.astype(np.float32), _crown_templates(_CROWN_GREY)),
         (yellowness.astype(np.float32), _crown_templates(_CROWN_YELLOW)),
     ):
-        padded = cv2.copyMakeBorder(channel, 6, 6, 6, 6, cv2.BORDER_REPLICATE)
+        padded = np.pad(channel, ((0, 0), (6, 6), (6, 6)), mode="edge")
         response = np.full(padded.shape, -1.0, np.float32)
-        for template in templates:
-            res = cv2.matchTemplate(padded, template, cv2.TM_CCOEFF_NORMED)
-            cy, cx = template.shape[0] // 2, template.shape[1] // 2
-            view = response[cy : cy + res.shape[0], cx : cx + res.shape[1]]
-            np.maximum(view, res, out=view)
+        for image, best in zip(padded, response, strict=True):
+            for template in templates:
+                res = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+                cy, cx = template.shape[0] // 2, template.shape[1] // 2
+                view = best[cy : cy + res.shape[0], cx : cx + res.shape[1]]
+                np.maximum(view, res, out=view)
+        height, width = padded.shape[1], padded.shape[2]
+        yy = np.arange(height)[None, :, None]
+        xx = np.arange(width)[None, None, :]
+        flat = response.reshape(n, -1)
         peaks = []
         for _ in range(5):
-            y, x = np.unravel_index(int(response.argmax()), response.shape)
-            peaks.append(float(response[y, x]))
-            response[max(0, y - 7) : y + 8, max(0, x - 7) : x + 8] = -1.0
-        values = np.asarray(peaks, np.float32)
-        out.append(np.concatenate([values, [(values > 0.6).sum(), (values > 0.7).sum()]]))
-    return np.concatenate(out).astype(np.float32)
+            at = flat.argmax(axis=1)
+            peaks.append(flat[np.arange(n), at])
+            y, x = np.divmod(at, width)
+            near = (np.abs(yy - y[:, None, None]) <= 7) & (np.abs(xx - x[:, None, None]) <= 7)
+            response[near] = -1.0
+        values = np.column_stack(peaks).astype(np.float32)
+        out.append(
+            np.column_stack([values, (values > 0.6).sum(axis=1), (values > 0.7).sum(axis=1)])
+        )
+    return np.concatenate(out, axis=1).astype(np.float32)
 
 
 @cache
@@ -282,16 +369,23 @@ def _crown_templates(rows: tuple[str, ...]) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(np.rot90(base, k)) for k in range(4))
 
 
-def _count_blobs(mask: np.ndarray, min_area: int = 6) -> float:
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
-    return float((stats[1:n, cv2.CC_STAT_AREA] >= min_area).sum())
+def _count_blobs(masks: np.ndarray, min_area: int = 6) -> np.ndarray:
+    """Connected parts (8-neighbour) of at least ``min_area`` pixels in each mask of a stack."""
+    n, h, w = masks.shape
+    tall = np.pad(masks.astype(np.uint8), ((0, 0), (0, 1), (0, 0))).reshape(n * (h + 1), w)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(tall, connectivity=8)
+    big = stats[1:count, cv2.CC_STAT_AREA] >= min_area
+    owner = stats[1:count, cv2.CC_STAT_TOP][big] // (h + 1)
+    return np.bincount(owner, minlength=n).astype(np.float32)
 
 
-def _profile_peaks(strip: np.ndarray) -> float:
-    """Number of separate runs along a strip where crown pixels are present."""
-    profile = np.convolve(strip.sum(axis=0).astype(np.float32), np.ones(3) / 3, mode="same")
-    present = profile >= 1.0
-    return float(np.count_nonzero(present[1:] & ~present[:-1]) + int(present[0]))
+def _profile_peaks(strips: np.ndarray) -> np.ndarray:
+    """Number of separate runs along each strip of a stack where crown pixels are present."""
+    sums = strips.sum(axis=1).astype(np.float32)
+    padded = np.pad(sums, ((0, 0), (1, 1)))
+    present = (padded[:, :-2] + padded[:, 1:-1] + padded[:, 2:]) / 3 >= 1.0
+    rises = np.count_nonzero(present[:, 1:] & ~present[:, :-1], axis=1)
+    return np.asarray(rises + present[:, 0], np.float32)
 
 
 FEATURE_SIZE: Final = int(cell_features(np.zeros((8, 8, 3), np.uint8)).size)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,7 +33,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from scorer.cells import FEATURE_VERSION, cell_features, split_cells
+from scorer.cells import FEATURE_VERSION, cells_features, split_cells
 from scorer.errors import ModelFileError
 from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Position, tileset_counts
 
@@ -187,7 +188,7 @@ def decode(
 
 
 class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
-    """Label square feature vectors (from :func:`scorer.cells.cell_features`) with cell tokens.
+    """Label square feature vectors (from :func:`scorer.cells.cells_features`) with cell tokens.
 
     Parameters
     ----------
@@ -256,11 +257,18 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
-        """Probabilities, one column per entry of ``classes_``."""
+        """Probabilities, one column per entry of ``classes_``.
+
+        A few rows (one board) of a boosted model go through all its trees at
+        once in numpy (:class:`_FlatTrees`), which is many times faster than
+        scikit-learn's tree-by-tree loop and gives the same probabilities.
+        """
         check_is_fitted(self, "estimator_")
         rows = np.asarray(X, dtype=np.float32)
         if len(rows) > _SMALL_BATCH:
             return np.asarray(self.estimator_.predict_proba(rows))
+        if isinstance(self.estimator_, HistGradientBoostingClassifier):
+            return _flat_trees(self.estimator_).predict_proba(rows)
         with threadpool_limits(1):  # threads cost more than they save on one board
             return np.asarray(self.estimator_.predict_proba(rows))
 
@@ -271,7 +279,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """Probabilities over :data:`scorer.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
         check_is_fitted(self, "estimator_")
-        features = np.stack([cell_features(c) for c in crops])
+        features = cells_features(crops)
         return self.expand_proba(self.predict_proba(features))
 
     def expand_proba(self, proba: np.ndarray) -> np.ndarray:
@@ -440,6 +448,70 @@ def _load_skops(model_path: Path) -> CellClassifier:
             )
         )
     return model
+
+
+class _FlatTrees:
+    """Every tree of a fitted boosted classifier in flat arrays, walked for all rows at once.
+
+    Leaves point to themselves, so a fixed number of steps (the deepest
+    leaf's depth) brings every (row, tree) pair to its leaf.
+    """
+
+    def __init__(self, estimator: HistGradientBoostingClassifier) -> None:
+        trees = [p.nodes for iteration in estimator._predictors for p in iteration]
+        sizes = np.array([len(nodes) for nodes in trees])
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        nodes = np.concatenate(trees)
+        if nodes["is_categorical"].any():
+            raise ValueError("categorical splits are not supported")
+        shift = np.repeat(offsets, sizes)
+        own = np.arange(len(nodes))
+        leaf = nodes["is_leaf"].astype(bool)
+        left = np.where(leaf, own, nodes["left"].astype(np.int64) + shift)
+        right = np.where(leaf, own, nodes["right"].astype(np.int64) + shift)
+        self.child = np.stack([left, right], axis=1).ravel().astype(np.int32)
+        self.feature = nodes["feature_idx"].astype(np.int32)
+        self.threshold = nodes["num_threshold"].astype(np.float64)
+        self.missing_right = ~nodes["missing_go_to_left"].astype(bool)
+        self.value = nodes["value"].astype(np.float64)
+        self.roots = offsets.astype(np.int32)
+        self.depth = int(nodes["depth"].max())
+        self.per_iteration = int(estimator.n_trees_per_iteration_)
+        self.baseline = np.asarray(estimator._baseline_prediction, np.float64).reshape(1, -1)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        x = np.asarray(X, dtype=np.float64)
+        n, width = x.shape
+        flat = x.ravel()
+        index = np.repeat(self.roots[None, :], n, axis=0)
+        start = (np.arange(n, dtype=np.int32) * width)[:, None]
+        missing = bool(np.isnan(flat).any())
+        for _ in range(self.depth):
+            values = flat[start + self.feature[index]]
+            right = values > self.threshold[index]  # NaN compares False: handled below
+            if missing:
+                right = np.where(np.isnan(values), self.missing_right[index], right)
+            index = self.child[2 * index + right]
+        leaves = self.value[index].reshape(len(x), -1, self.per_iteration)
+        raw = leaves.sum(axis=1) + self.baseline
+        if self.per_iteration == 1:  # two classes: a logistic link on one score
+            positive = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+            return np.stack([1.0 - positive, positive], axis=1)
+        raw -= raw.max(axis=1, keepdims=True)
+        exp = np.exp(raw)
+        return np.asarray(exp / exp.sum(axis=1, keepdims=True))
+
+
+_FLAT: Final[weakref.WeakKeyDictionary[Any, _FlatTrees]] = weakref.WeakKeyDictionary()
+
+
+def _flat_trees(estimator: HistGradientBoostingClassifier) -> _FlatTrees:
+    """The flat trees of ``estimator``, built once and kept out of the saved model."""
+    flat = _FLAT.get(estimator)
+    if flat is None:
+        flat = _FlatTrees(estimator)
+        _FLAT[estimator] = flat
+    return flat
 
 
 def _restore(reason: str) -> str:

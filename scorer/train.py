@@ -29,7 +29,7 @@ import numpy as np
 import sklearn
 
 from scorer import datasets
-from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cell_features
+from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cells_features
 from scorer.classify import (
     MODEL_DIR,
     CellClassifier,
@@ -243,20 +243,22 @@ def _featurize_chunk(
     seed: int,
     turns: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rows: list[np.ndarray] = []
+    views_of: list[np.ndarray] = []
     origin: list[int] = []
     original: list[bool] = []
     for image, index in zip(images, indices, strict=True):
         rng = np.random.default_rng([seed, int(index)])
         for k in range(4 if turns else 1):
-            rows.append(cell_features(np.ascontiguousarray(np.rot90(image, k))))
+            views_of.append(np.ascontiguousarray(np.rot90(image, k)))
             origin.append(int(index))
             original.append(k == 0)
         for _ in range(views):
-            rows.append(cell_features(augment(image, rng)))
+            views_of.append(augment(image, rng))
             origin.append(int(index))
             original.append(False)
-    return np.asarray(rows, np.float32), np.asarray(origin), np.asarray(original)
+    rows = [cells_features(views_of[i : i + 64]) for i in range(0, len(views_of), 64)]
+    X = np.concatenate(rows) if rows else np.zeros((0, FEATURE_SIZE), np.float32)  # noqa: N806
+    return X, np.asarray(origin, dtype=np.int64), np.asarray(original, dtype=bool)
 
 
 def _held_out_figures(folder: Path) -> dict[str, Any]:

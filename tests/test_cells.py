@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer.cells import FEATURE_SIZE, cell_features, split_cells
+from scorer.cells import FEATURE_SIZE, cell_features, cells_features, split_cells
 
 
 @pytest.mark.parametrize(
@@ -84,3 +84,15 @@ def test_features_barely_change_when_the_crop_turns(fixtures: Path) -> None:
 def test_features_refuse_what_is_not_a_crop(shape: tuple[int, ...]) -> None:
     with pytest.raises(ValueError, match="crop"):
         cell_features(np.zeros(shape, np.uint8))
+
+
+def test_batched_features_match_one_crop_at_a_time(fixtures: Path) -> None:
+    paths = sorted((fixtures / "cells").glob("*.jpg"))[:8]
+    crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
+    crops.append(cv2.resize(crops[0], (37, 52)))  # crops of different sizes in one batch
+    batch = cells_features(crops)
+    assert batch.shape == (len(crops), FEATURE_SIZE)
+    assert batch.dtype == np.float32
+    for row, crop in zip(batch, crops, strict=True):
+        assert np.array_equal(row, cell_features(crop))
+    assert cells_features([]).shape == (0, FEATURE_SIZE)

@@ -236,3 +236,16 @@ def test_decode_fills_a_duel_board_with_the_whole_set() -> None:
     counts = Counter(c for _, c in kingdom.cells())
     assert counts[Cell(Terrain.WHEAT, 0)] == tileset_counts()[Cell(Terrain.WHEAT, 0)]
     assert counts[CASTLE] == 1
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int) -> None:
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(300, 12))  # noqa: N806
+    tokens = [c.token for c in ALL_CELLS[:n_classes]]
+    y = [tokens[i] for i in (X[:, 0] * 2 + X[:, 1]).astype(int) % n_classes]
+    model = CellClassifier(kind="hgb", max_iter=20, max_leaf_nodes=7).fit(X, y)
+    board = rng.normal(size=(25, 12))
+    board[3, 4] = np.nan  # a missing value follows the trees' learned direction
+    expected = model.estimator_.predict_proba(board)
+    assert np.allclose(model.predict_proba(board), expected, atol=1e-12)
