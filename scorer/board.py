@@ -399,6 +399,7 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
     contours, _ = cv2.findContours(clean, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.015 * h * w
     big = [c for c in contours if cv2.contourArea(c) >= min_area]
+    big = [part for c in big for part in _split_joined(clean, c, min_area)]
     if not big:
         return []
     largest = max(cv2.contourArea(c) for c in big)
@@ -435,6 +436,33 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
         if quads:
             areas.append(quads)
     return areas
+
+
+def _split_joined(clean: np.ndarray, contour: np.ndarray, min_area: float) -> list[np.ndarray]:
+    """Parts of an area that thin lines or narrow bridges join to others or to the edge.
+
+    An area that reaches the photo's edge, or is far from convex, is opened with
+    a disc a fraction of a square wide: lines and bridges narrower than it
+    vanish, whole squares stay. Other areas are returned as they are.
+    """
+    h, w = clean.shape
+    area = cv2.contourArea(contour)
+    solidity = area / max(cv2.contourArea(cv2.convexHull(contour)), 1.0)
+    if solidity >= 0.8 and not _touches_border(contour, w, h):
+        return [contour]
+    x, y, bw, bh = cv2.boundingRect(contour)
+    own = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(own, [contour], -1, 255, -1, offset=(-x, -y))
+    own &= clean[y : y + bh, x : x + bw]
+    k = max(5, round(max(h, w) / 55) | 1)
+    opened = cv2.morphologyEx(
+        own, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
+    parts = [p for p in parts if cv2.contourArea(p) >= min_area]
+    if not parts or (len(parts) == 1 and cv2.contourArea(parts[0]) > 0.9 * area):
+        return [contour]
+    return list(parts)
 
 
 def _quad_from_segments(contour: np.ndarray) -> np.ndarray | None:
@@ -710,6 +738,10 @@ def _fit_extent(
     limit = grid if grid is not None else MAX_SIZE
     tiles = _cell_tileness(dists[0], quad, rows, cols)  # (rows + 2) × (cols + 2), ring included
     lit = _cell_tileness(dists[1], quad, rows, cols)
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
+        quad.astype(np.float32),
+    )
     changed = False
     for _ in range(2):
         step = False
@@ -730,7 +762,14 @@ def _fit_extent(
             elif (
                 span > MIN_SIDE
                 and grid is None
-                and (np.nanmax(edge) < 0.2 or np.nanmax(lit_edge) < 0.15)
+                and (
+                    np.nanmax(edge) < 0.2
+                    or np.nanmax(lit_edge) < 0.15
+                    or (
+                        not ((edge > 0.8) & (lit_edge > 0.5)).any()
+                        and _edge_ratio(gradients, to_photo, (r0, r1, c0, c1), side) < 0.8
+                    )
+                )
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
                 step = changed = True
@@ -748,16 +787,54 @@ def _fit_extent(
     )
     if not changed:
         return BoardLocation(quad, (rows, cols), empty, location.score, tiles_seen)
-    g = cv2.getPerspectiveTransform(
-        np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
-        quad.astype(np.float32),
-    )
     grid_pts = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
-    new_quad = cv2.perspectiveTransform(grid_pts, g).reshape(4, 2).astype(np.float64)
+    new_quad = cv2.perspectiveTransform(grid_pts, to_photo).reshape(4, 2).astype(np.float64)
     new_quad = _refine_quad(gradients, new_quad, reaches=(0.015,))
     return BoardLocation(
         order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score, tiles_seen
     )
+
+
+def _edge_ratio(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+) -> float:
+    """How sharp one side's outer grid line is, against the grid line one square inside.
+
+    A real row of tiles ends in a sharp straight edge against the table; a strip
+    of shadow, glare or a stray line taken for a row does not.
+    """
+    r0, r1, c0, c1 = extent
+    if side in ("top", "bottom"):
+        outer, inner = (r0, r0 + 1) if side == "top" else (r1, r1 - 1)
+        lines = [((c0, outer), (c1, outer)), ((c0, inner), (c1, inner))]
+    else:
+        outer, inner = (c0, c0 + 1) if side == "left" else (c1, c1 - 1)
+        lines = [((outer, r0), (outer, r1)), ((inner, r0), (inner, r1))]
+    strength = []
+    for a, b in lines:
+        ends = cv2.perspectiveTransform(np.array([[a, b]], np.float32), to_photo)[0]
+        strength.append(_line_strength(gradients, ends[0].astype(np.float64), ends[1]))
+    return strength[0] / max(strength[1], 1e-6)
+
+
+def _line_strength(gradients: tuple[np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray) -> float:
+    """Median edge strength across the segment ``a``–``b`` (within a pixel or two of it)."""
+    gx, gy = gradients
+    h, w = gx.shape[:2]
+    d = b - a
+    length = float(np.linalg.norm(d))
+    u = d / max(length, 1e-9)
+    n = np.array([u[1], -u[0]])
+    t = np.linspace(0.05, 0.95, 48)
+    offsets = np.arange(-2, 3)
+    pts = a[None, None, :] + (t[:, None, None] * d) + offsets[None, :, None] * n
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1]).sum(axis=-1)
+    return float(np.median(across.max(axis=1)))
 
 
 def _move(r0: int, r1: int, c0: int, c1: int, side: str, by: int) -> tuple[int, int, int, int]:
