@@ -754,8 +754,7 @@ def _fit_extent(
             if (
                 span < limit
                 and len(out_ok) >= 0.6 * length
-                and (out_ok > 0.9).mean() >= 0.8
-                and (lit_out[known] > 0.5).mean() >= 0.6
+                and _row_beyond(gradients, to_photo, (r0, r1, c0, c1), side, outside, lit_out)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
                 step = changed = True
@@ -793,6 +792,55 @@ def _fit_extent(
     return BoardLocation(
         order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score, tiles_seen
     )
+
+
+def _row_beyond(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+    outside: np.ndarray,
+    lit_out: np.ndarray,
+) -> bool:
+    """Whether the squares just beyond one side are a row of the kingdom.
+
+    They are when they are tiles apart from the table in any light; when two or
+    more are, each ending in a sharp edge (a row with squares missing); or when
+    they are darker tiles, hard to tell from the table by colour, whose row ends
+    in a sharp straight edge.
+    """
+    known = ~np.isnan(outside)
+    strong = (np.nan_to_num(outside) > 0.9) & (np.nan_to_num(lit_out) > 0.5)
+    if strong[known].mean() >= 0.8 and (lit_out[known] > 0.5).mean() >= 0.6:
+        return True
+    grown = _move(*extent, side, +1)
+    if np.nanmean(outside) >= 0.5 and _edge_ratio(gradients, to_photo, grown, side) >= 0.6:
+        return True
+    if strong.sum() < 2:
+        return False
+    segments = _outer_segments(gradients, to_photo, grown, side)
+    current = _outer_segments(gradients, to_photo, extent, side)
+    sharp = segments >= 0.3 * float(np.median(current))
+    return int((strong & sharp).sum()) >= 2
+
+
+def _outer_segments(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+) -> np.ndarray:
+    """Edge strength of the outer grid line of one side, square by square."""
+    r0, r1, c0, c1 = extent
+    if side in ("top", "bottom"):
+        y = r0 if side == "top" else r1
+        ends = [((c, y), (c + 1, y)) for c in range(c0, c1)]
+    else:
+        x = c0 if side == "left" else c1
+        ends = [((x, r), (x, r + 1)) for r in range(r0, r1)]
+    pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), to_photo)
+    pts = pts.reshape(-1, 2, 2).astype(np.float64)
+    return np.array([_line_strength(gradients, a, b) for a, b in pts])
 
 
 def _edge_ratio(
