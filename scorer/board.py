@@ -134,6 +134,7 @@ def find_kingdoms(
         best = _choose(tried)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
             locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
+    locations = _apart(locations)
     if not locations:
         whole = _whole_image(work, grid)
         if whole is not None:
@@ -398,57 +399,68 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
     )
     contours, _ = cv2.findContours(clean, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.015 * h * w
-    big = [c for c in contours if cv2.contourArea(c) >= min_area]
-    big = [part for c in big for part in _split_joined(clean, c, min_area)]
-    if not big:
+    # Each area as it is and without the thin lines and bridges stuck to it; an area
+    # that falls into several parts is several areas.
+    groups = [_split_joined(clean, c, min_area) for c in contours if cv2.contourArea(c) >= min_area]
+    if not groups:
         return []
-    largest = max(cv2.contourArea(c) for c in big)
+    largest = max(cv2.contourArea(c) for group in groups for c in group)
     areas = []
-    for contour in big:
-        area = cv2.contourArea(contour)
-        if area < 0.2 * largest:
-            continue
-        hull = cv2.convexHull(contour)
-        if _touches_border(contour, w, h):
-            # Cut off by the photo's edge, or joined to glare or an object that is:
-            # only straight sides lying wholly inside the photo may make a kingdom.
-            inside = _quad_from_segments(contour)
-            margin = 0.01 * min(h, w)
-            if inside is None or not (
-                (inside >= margin).all()
-                and (inside[:, 0] <= w - margin).all()
-                and (inside[:, 1] <= h - margin).all()
-            ):
-                continue
-            areas.append([inside])
-            continue
-        if area / max(cv2.contourArea(hull), 1.0) < 0.55:
-            continue
-        quads: list[np.ndarray] = []
-        for quad in (
-            _quad_from_hull(hull),
-            _quad_from_poly(hull),
-            _quad_from_rect(contour),
-            _quad_from_segments(contour),
-        ):
-            if quad is not None and not any(np.abs(quad - q).max() < 2 for q in quads):
-                quads.append(quad)
-        if quads:
+    for group in groups:
+        outlines = [c for c in group if cv2.contourArea(c) >= 0.2 * largest]
+        if len(outlines) == 2 and outlines[0] is group[0]:
+            quads = _quads_of(outlines[0], w, h)
+            quads += [q for q in _quads_of(outlines[1], w, h) if not _has_quad(quads, q)]
             areas.append(quads)
-    return areas
+        else:  # the parts first; the whole area only where no part is a kingdom
+            areas.extend(_quads_of(c, w, h) for c in outlines[1:] + outlines[:1])
+    return [quads for quads in areas if quads]
+
+
+def _has_quad(quads: list[np.ndarray], quad: np.ndarray) -> bool:
+    return any(np.abs(quad - q).max() < 2 for q in quads)
+
+
+def _quads_of(contour: np.ndarray, w: int, h: int) -> list[np.ndarray]:
+    """Possible outlines of the kingdom in one area of tiles."""
+    hull = cv2.convexHull(contour)
+    if _touches_border(contour, w, h):
+        # Cut off by the photo's edge, or joined to glare or an object that is:
+        # only straight sides lying wholly inside the photo may make a kingdom.
+        inside = _quad_from_segments(contour)
+        margin = 0.01 * min(h, w)
+        if inside is None or not (
+            (inside >= margin).all()
+            and (inside[:, 0] <= w - margin).all()
+            and (inside[:, 1] <= h - margin).all()
+        ):
+            return []
+        return [inside]
+    if cv2.contourArea(contour) / max(cv2.contourArea(hull), 1.0) < 0.55:
+        return []
+    quads: list[np.ndarray] = []
+    for quad in (
+        _quad_from_hull(hull),
+        _quad_from_poly(hull),
+        _quad_from_rect(contour),
+        _quad_from_segments(contour),
+    ):
+        if quad is not None and not _has_quad(quads, quad):
+            quads.append(quad)
+    return quads
 
 
 def _split_joined(clean: np.ndarray, contour: np.ndarray, min_area: float) -> list[np.ndarray]:
-    """Parts of an area that thin lines or narrow bridges join to others or to the edge.
+    """An area, followed by its parts once thin lines and narrow bridges are cut away.
 
-    An area that reaches the photo's edge, or is far from convex, is opened with
-    a disc a fraction of a square wide: lines and bridges narrower than it
-    vanish, whole squares stay. Other areas are returned as they are.
+    An area that reaches the photo's edge, or is not convex, is opened with a
+    disc a fraction of a square wide: lines and bridges narrower than it vanish,
+    whole squares stay. A convex area is returned alone.
     """
     h, w = clean.shape
     area = cv2.contourArea(contour)
     solidity = area / max(cv2.contourArea(cv2.convexHull(contour)), 1.0)
-    if solidity >= 0.8 and not _touches_border(contour, w, h):
+    if solidity >= 0.97 and not _touches_border(contour, w, h):
         return [contour]
     x, y, bw, bh = cv2.boundingRect(contour)
     own = np.zeros((bh, bw), np.uint8)
@@ -459,10 +471,7 @@ def _split_joined(clean: np.ndarray, contour: np.ndarray, min_area: float) -> li
         own, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     )
     parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x, y))
-    parts = [p for p in parts if cv2.contourArea(p) >= min_area]
-    if not parts or (len(parts) == 1 and cv2.contourArea(parts[0]) > 0.9 * area):
-        return [contour]
-    return list(parts)
+    return [contour] + [p for p in parts if cv2.contourArea(p) >= min_area]
 
 
 def _quad_from_segments(contour: np.ndarray) -> np.ndarray | None:
@@ -1016,6 +1025,25 @@ def _whole_image(work: np.ndarray, grid: int | None) -> BoardLocation | None:
         return None
     quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
     return _locate(work, quad, grid=grid, require_grid=True)
+
+
+def _apart(locations: list[BoardLocation]) -> list[BoardLocation]:
+    """Kingdoms that do not overlap, earlier first: an area may be tried whole and in parts."""
+    kept: list[BoardLocation] = []
+    for loc in locations:
+        if not any(_overlap(loc, other) for other in kept):
+            kept.append(loc)
+    return kept
+
+
+def _overlap(a: BoardLocation, b: BoardLocation) -> bool:
+    """Whether either kingdom's centre lies inside the other."""
+    for inner, outer in ((a, b), (b, a)):
+        centre = inner.corners.mean(axis=0)
+        contour = outer.corners.astype(np.float32).reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) >= 0:
+            return True
+    return False
 
 
 def _reading_order(locations: list[BoardLocation]) -> list[BoardLocation]:
