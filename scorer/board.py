@@ -814,7 +814,8 @@ def _row_beyond(
     """Whether the squares just beyond one side are a row of the kingdom.
 
     They are when they are tiles apart from the table in any light; when two or
-    more are, each ending in a sharp edge (a row with squares missing); or when
+    more are, or one wholly is, each ending in a sharp edge (a row with squares
+    missing); or when
     they are darker tiles, hard to tell from the table by colour, whose row ends
     in a sharp straight edge.
     """
@@ -825,12 +826,14 @@ def _row_beyond(
     grown = _move(*extent, side, +1)
     if np.nanmean(outside) >= 0.5 and _edge_ratio(gradients, to_photo, grown, side) >= 0.6:
         return True
-    if strong.sum() < 2:
+    if not strong.any():
         return False
     segments = _outer_segments(gradients, to_photo, grown, side)
     current = _outer_segments(gradients, to_photo, extent, side)
     sharp = segments >= 0.3 * float(np.median(current))
-    return int((strong & sharp).sum()) >= 2
+    # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
+    whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
+    return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
 
 
 def _outer_segments(
