@@ -124,7 +124,7 @@ def find_kingdoms(
         return [_to_original(location, scale)]
 
     mask, dist, lit_dist, found_any = _tile_mask(work)
-    areas = _candidate_quads(mask)
+    areas = _candidate_quads(mask, (lit_dist > 18.0).astype(np.uint8) * 255)
     gradients = _gradients(work) if areas else None
     locations = []
     for quads in areas:
@@ -385,18 +385,17 @@ def _lit_variants(centres: np.ndarray) -> np.ndarray:
     return np.asarray(_lab8_to_float(out)[:, 0, :], dtype=np.float32)
 
 
-def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
-    """Possible outlines of each kingdom-sized area of tiles: a few quads per area."""
+def _candidate_quads(
+    mask: np.ndarray, lit_mask: np.ndarray | None = None
+) -> list[list[np.ndarray]]:
+    """Possible outlines of each kingdom-sized area of tiles: a few quads per area.
+
+    ``lit_mask`` leaves out the table in shadow and glare too; its areas inside an
+    area of ``mask`` are more outlines of the same kingdom, without the shadow or
+    glare stuck to it.
+    """
     h, w = mask.shape
-    side = max(h, w)
-    open_k = max(3, round(side / 130) | 1)
-    clean = cv2.morphologyEx(
-        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (open_k, open_k))
-    )
-    close_k = max(5, round(side / 45) | 1)
-    clean = cv2.morphologyEx(
-        clean, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
-    )
+    clean = _clean_mask(mask)
     contours, _ = cv2.findContours(clean, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.015 * h * w
     # Each area as it is and without the thin lines and bridges stuck to it; an area
@@ -404,17 +403,73 @@ def _candidate_quads(mask: np.ndarray) -> list[list[np.ndarray]]:
     groups = [_split_joined(clean, c, min_area) for c in contours if cv2.contourArea(c) >= min_area]
     if not groups:
         return []
+    lit_parts: list[np.ndarray] = []
+    if lit_mask is not None:
+        found, _ = cv2.findContours(_clean_mask(lit_mask), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        lit_parts = [c for c in found if cv2.contourArea(c) >= min_area]
     largest = max(cv2.contourArea(c) for group in groups for c in group)
     areas = []
-    for group in groups:
-        outlines = [c for c in group if cv2.contourArea(c) >= 0.2 * largest]
-        if len(outlines) == 2 and outlines[0] is group[0]:
-            quads = _quads_of(outlines[0], w, h)
-            quads += [q for q in _quads_of(outlines[1], w, h) if not _has_quad(quads, q)]
+    for whole, *parts in groups:
+        parts += [c for c in lit_parts if _contains(whole, _centre(c))]
+        parts = [c for c in parts if cv2.contourArea(c) >= 0.2 * largest]
+        clusters = _clusters(parts)
+        if cv2.contourArea(whole) < 0.2 * largest and not clusters:
+            continue
+        if len(clusters) <= 1:
+            quads = _quads_of(whole, w, h)
+            for c in clusters[0] if clusters else []:
+                quads += [q for q in _quads_of(c, w, h) if not _has_quad(quads, q)]
             areas.append(quads)
         else:  # the parts first; the whole area only where no part is a kingdom
-            areas.extend(_quads_of(c, w, h) for c in outlines[1:] + outlines[:1])
+            for cluster in clusters:
+                quads = []
+                for c in cluster:
+                    quads += [q for q in _quads_of(c, w, h) if not _has_quad(quads, q)]
+                areas.append(quads)
+            areas.append(_quads_of(whole, w, h))
     return [quads for quads in areas if quads]
+
+
+def _clean_mask(mask: np.ndarray) -> np.ndarray:
+    """The mask without specks, its small gaps closed."""
+    side = max(mask.shape)
+    open_k = max(3, round(side / 130) | 1)
+    clean = cv2.morphologyEx(
+        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (open_k, open_k))
+    )
+    close_k = max(5, round(side / 45) | 1)
+    return np.asarray(
+        cv2.morphologyEx(
+            clean, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
+        ),
+        dtype=np.uint8,
+    )
+
+
+def _clusters(outlines: list[np.ndarray]) -> list[list[np.ndarray]]:
+    """Outlines grouped by overlap: each group is one place, outlined several ways."""
+    clusters: list[list[np.ndarray]] = []
+    for c in outlines:
+        for cluster in clusters:
+            first = cluster[0]
+            if _contains(first, _centre(c)) or _contains(c, _centre(first)):
+                cluster.append(c)
+                break
+        else:
+            clusters.append([c])
+    return clusters
+
+
+def _centre(contour: np.ndarray) -> tuple[float, float]:
+    m = cv2.moments(contour)
+    if m["m00"] == 0:
+        x, y = contour.reshape(-1, 2).mean(axis=0)
+        return float(x), float(y)
+    return m["m10"] / m["m00"], m["m01"] / m["m00"]
+
+
+def _contains(contour: np.ndarray, point: tuple[float, float]) -> bool:
+    return bool(cv2.pointPolygonTest(contour, point, False) >= 0)
 
 
 def _has_quad(quads: list[np.ndarray], quad: np.ndarray) -> bool:
