@@ -410,7 +410,12 @@ def _candidate_quads(
     largest = max(cv2.contourArea(c) for group in groups for c in group)
     areas = []
     for whole, *parts in groups:
-        parts += [c for c in lit_parts if _contains(whole, _centre(c))]
+        parts += [
+            c
+            for c in lit_parts
+            if _contains(whole, _centre(c))
+            and cv2.contourArea(c) < 0.95 * cv2.contourArea(whole)  # else the same outline
+        ]
         parts = [c for c in parts if cv2.contourArea(c) >= 0.2 * largest]
         clusters = _clusters(parts)
         if cv2.contourArea(whole) < 0.2 * largest and not clusters:
@@ -473,6 +478,7 @@ def _contains(contour: np.ndarray, point: tuple[float, float]) -> bool:
 
 
 def _has_quad(quads: list[np.ndarray], quad: np.ndarray) -> bool:
+    """Whether a quad within two pixels of this one is already in the list."""
     return any(np.abs(quad - q).max() < 2 for q in quads)
 
 
@@ -762,7 +768,7 @@ def _snap_side(
     u = d / max(length, 1e-9)
     n = np.array([u[1], -u[0]])  # outward for corners ordered clockwise on screen
     r = max(2, round(reach * length))
-    offsets = np.arange(-r, r + 1, dtype=np.float32)
+    offsets = np.arange(-r, r + 1, max(1, r // 12), dtype=np.float32)  # coarse for a long reach
     t = np.linspace(0.04, 0.96, 32, dtype=np.float32)
     base = a[None, :] + t[:, None] * d[None, :]
     pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
