@@ -129,8 +129,12 @@ def find_kingdoms(
     locations = []
     for quads in areas:
         assert gradients is not None
-        quads = [_refine_quad(gradients, q) for q in quads]
-        tried = [_locate(work, q, grid=grid, require_grid=False) for q in quads]
+        refined: list[np.ndarray] = []
+        for q in quads:
+            r = _refine_quad(gradients, q)
+            if not any(np.abs(r - other).max() < 2.5 for other in refined):
+                refined.append(r)  # outlines often snap onto the same edges
+        tried = [_locate(work, q, grid=grid, require_grid=False) for q in refined]
         best = _choose(tried)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
             locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
