@@ -57,6 +57,7 @@ _TRUSTED_TYPES: Final = frozenset(
         "scorer.classify.CellClassifier",
         "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
         "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+        "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
         "sklearn._loss.link.Interval",
         "sklearn._loss.link.MultinomialLogit",
         "sklearn._loss.loss.HalfMultinomialLoss",
@@ -212,6 +213,13 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         Width of the perceptron's hidden layer.
     alpha : float
         L2 penalty of the perceptron.
+    blend_weight : float
+        With ``hgb``, the share of a perceptron (``hidden_units``, ``alpha``,
+        ``blend_iter``) fitted beside the boosted trees: the probabilities are
+        ``(1 - blend_weight) * trees + blend_weight * perceptron``. The two err on
+        different squares, so the blend is right more often than either.
+    blend_iter : int
+        Solver iterations of the blended perceptron.
     random_state : int
         Seed.
     """
@@ -227,6 +235,8 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         C: float = 1.0,  # noqa: N803 - scikit-learn's name
         hidden_units: int = 256,
         alpha: float = 1e-3,
+        blend_weight: float = 0.0,
+        blend_iter: int = 200,
         random_state: int = 0,
     ) -> None:
         self.kind = kind
@@ -238,6 +248,8 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.C = C
         self.hidden_units = hidden_units
         self.alpha = alpha
+        self.blend_weight = blend_weight
+        self.blend_iter = blend_iter
         self.random_state = random_state
 
     def fit(self, X: np.ndarray, y: Any) -> CellClassifier:  # noqa: N803
@@ -247,10 +259,16 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         unknown = set(labels) - set(TOKENS)
         if unknown:
             raise ValueError(f"unknown cell tokens: {sorted(unknown)}")
+        if not 0.0 <= self.blend_weight < 1.0:
+            raise ValueError(f"blend_weight must be in [0, 1), not {self.blend_weight}")
         estimator = self._make_estimator()
+        blend = None
         with threadpool_limits(1):  # on a shared machine, waiting threads cost more than they save
             estimator.fit(X, labels)
+            if self.kind == "hgb" and self.blend_weight > 0:
+                blend = self._perceptron(self.blend_iter).fit(X, labels)
         self.estimator_ = estimator
+        self.blend_ = blend
         self.classes_ = np.asarray(estimator.classes_)
         self.n_features_in_ = X.shape[1]
         self.feature_version_ = FEATURE_VERSION
@@ -265,12 +283,13 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         """
         check_is_fitted(self, "estimator_")
         rows = np.asarray(X, dtype=np.float32)
-        if len(rows) > _SMALL_BATCH:
-            return np.asarray(self.estimator_.predict_proba(rows))
-        if isinstance(self.estimator_, HistGradientBoostingClassifier):
-            return _flat_trees(self.estimator_).predict_proba(rows)
-        with threadpool_limits(1):  # threads cost more than they save on one board
-            return np.asarray(self.estimator_.predict_proba(rows))
+        proba = self._estimator_proba(rows)
+        blend = getattr(self, "blend_", None)
+        if blend is None:
+            return proba
+        with threadpool_limits(1):
+            other = np.asarray(blend.predict_proba(rows))
+        return np.asarray((1 - self.blend_weight) * proba + self.blend_weight * other)
 
     def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """The most probable token for each row."""
@@ -288,6 +307,30 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         for j, token in enumerate(self.classes_):
             full[:, TOKENS.index(str(token))] = proba[:, j]
         return full
+
+    def _estimator_proba(self, rows: np.ndarray) -> np.ndarray:
+        if len(rows) > _SMALL_BATCH:
+            return np.asarray(self.estimator_.predict_proba(rows))
+        if isinstance(self.estimator_, HistGradientBoostingClassifier):
+            return _flat_trees(self.estimator_).predict_proba(rows)
+        with threadpool_limits(1):  # threads cost more than they save on one board
+            return np.asarray(self.estimator_.predict_proba(rows))
+
+    def _perceptron(self, max_iter: int) -> Pipeline:
+        return Pipeline(
+            [
+                ("scale", StandardScaler()),
+                (
+                    "mlp",
+                    MLPClassifier(
+                        hidden_layer_sizes=(self.hidden_units,),
+                        alpha=self.alpha,
+                        max_iter=max_iter,
+                        random_state=self.random_state,
+                    ),
+                ),
+            ]
+        )
 
     def _make_estimator(self) -> Any:
         if self.kind == "hgb":
@@ -308,20 +351,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 ]
             )
         if self.kind == "mlp":
-            return Pipeline(
-                [
-                    ("scale", StandardScaler()),
-                    (
-                        "mlp",
-                        MLPClassifier(
-                            hidden_layer_sizes=(self.hidden_units,),
-                            alpha=self.alpha,
-                            max_iter=self.max_iter,
-                            random_state=self.random_state,
-                        ),
-                    ),
-                ]
-            )
+            return self._perceptron(self.max_iter)
         raise ValueError(f"unknown kind {self.kind!r}: use 'hgb', 'logistic' or 'mlp'")
 
 

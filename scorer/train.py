@@ -40,8 +40,9 @@ from scorer.datasets import Tile
 SOURCES: Final = ("aau", "phone", "duel")
 """The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
 
-JITTERED_VIEWS: Final = 1
-"""Jittered copies of each crop (each in a random 90° turn) added to the crop as it is.
+JITTERED_VIEWS: Final = 2
+"""Jittered copies of each crop (each in a random 90° turn) added to the crop as it is:
+every other copy also looks as a phone photo would make it (see :func:`augment`).
 
 Nearly every feature is invariant to 90° turns, so the four turns of every crop
 would cost four times the time and add little; the jittered copies turn at random."""
@@ -52,6 +53,10 @@ MODEL_PARAMS: Final[dict[str, Any]] = {
     "learning_rate": 0.15,
     "max_leaf_nodes": 15,
     "class_weight": "balanced",
+    "blend_weight": 0.3,
+    "hidden_units": 256,
+    "alpha": 1e-3,
+    "blend_iter": 200,
     "random_state": 0,
 }
 """The classifier chosen by grouped cross-validation (see ``models/evaluation.md``)."""
@@ -128,7 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "classes": [str(c) for c in model.classes_],
         "params": model.get_params(),
         "seed": args.seed,
-        "augmentation": f"each crop as it is + {args.views} jittered copies in random turns",
+        "augmentation": (
+            f"each crop as it is + {args.views} jittered copies in random turns, "
+            "every other one photo-like"
+        ),
         "data": describe_data(tiles),
         "held_out": _held_out_figures(out),
     }
@@ -215,25 +223,87 @@ def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
     return out
 
 
-def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A jittered copy of a crop: turn, seam drift, light, colour and blur."""
+def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) -> np.ndarray:
+    """A jittered copy of a crop: turn, seam drift, light, colour and blur.
+
+    With ``photo``, also what a phone photo does to a square once the board is
+    rectified: a slight rotation and perspective, a light gradient across the
+    square, sometimes a shadow edge or a glare spot, a smaller image resampled
+    back up, sensor noise and JPEG compression.
+    """
     h, w = image.shape[:2]
-    dy, dx = (rng.uniform(-0.05, 0.05, 2) * (h, w)).round().astype(int)
-    scale = rng.uniform(0.9, 1.0)
+    drift = 0.06 if photo else 0.05
+    dy, dx = (rng.uniform(-drift, drift, 2) * (h, w)).round().astype(int)
+    scale = rng.uniform(0.88 if photo else 0.9, 1.0)
     ch, cw = max(4, int(h * scale)), max(4, int(w * scale))
     y0 = int(np.clip((h - ch) // 2 + dy, 0, h - ch))
     x0 = int(np.clip((w - cw) // 2 + dx, 0, w - cw))
     out = image[y0 : y0 + ch, x0 : x0 + cw]
+    if photo and rng.random() < 0.6:
+        out = _tilt(out, rng, 0.02)
     out = np.ascontiguousarray(np.rot90(out, int(rng.integers(4))))
     hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV).astype(np.float32)
-    hsv[..., 0] = (hsv[..., 0] + rng.uniform(-4, 4)) % 180
-    hsv[..., 1] *= rng.uniform(0.8, 1.2)
-    hsv[..., 2] = hsv[..., 2] * rng.uniform(0.75, 1.25) + rng.uniform(-15, 15)
+    hue_shift = 5 if photo else 4
+    hsv[..., 0] = (hsv[..., 0] + rng.uniform(-hue_shift, hue_shift)) % 180
+    hsv[..., 1] *= rng.uniform(0.75 if photo else 0.8, 1.2)
+    hsv[..., 2] = hsv[..., 2] * rng.uniform(0.7 if photo else 0.75, 1.25) + rng.uniform(-15, 15)
     out = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR)
-    sigma = rng.uniform(0.0, 1.5) * max(h, w) / 64
-    if sigma > 0.3:
+    if not photo:
+        sigma = rng.uniform(0.0, 1.5) * max(h, w) / 64
+        return cv2.GaussianBlur(out, (0, 0), sigma) if sigma > 0.3 else out
+    out = _photo_light(out, rng)
+    sigma = rng.uniform(0.0, 1.2) * max(h, w) / 64
+    if rng.random() < 0.3:  # seen smaller in the photo, then resampled to the board's size
+        side = int(rng.uniform(36, 60))
+        small = cv2.resize(out, (side, side), interpolation=cv2.INTER_AREA)
+        out = cv2.resize(small, (out.shape[1], out.shape[0]), interpolation=cv2.INTER_LINEAR)
+    elif sigma > 0.3:
         out = cv2.GaussianBlur(out, (0, 0), sigma)
-    return out
+    if rng.random() < 0.6:
+        noise = rng.normal(0, rng.uniform(0, 5), out.shape)
+        out = np.clip(out + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        quality = int(rng.integers(40, 91))
+        _, buffer = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        out = np.asarray(cv2.imdecode(buffer, cv2.IMREAD_COLOR), np.uint8)
+    return np.asarray(out, np.uint8)
+
+
+def _tilt(image: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """Move each corner by up to ``amount`` of the side: a slight rotation and perspective."""
+    h, w = image.shape[:2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    shift = rng.uniform(-amount, amount, (4, 2)) * np.array([w, h])
+    moved = (src + shift).astype(np.float32)
+    matrix = cv2.getPerspectiveTransform(src, moved)
+    return np.asarray(
+        cv2.warpPerspective(
+            image, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+        )
+    )
+
+
+def _photo_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A light gradient across the square; sometimes a soft shadow edge or a glare spot."""
+    h, w = image.shape[:2]
+    side = max(h, w)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    img = image.astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = ((xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle)) / side
+    img *= (1 + rng.uniform(-0.25, 0.25) * ramp)[..., None]
+    if rng.random() < 0.15:
+        angle = rng.uniform(0, 2 * np.pi)
+        offset = rng.uniform(-0.4, 0.4) * side
+        across = (xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle) - offset
+        edge = 1 / (1 + np.exp(-across / (rng.uniform(0.03, 0.15) * side)))
+        img *= (1 - rng.uniform(0.15, 0.35) * edge)[..., None]
+    if rng.random() < 0.15:
+        cx, cy = rng.uniform([0, 0], [w, h])
+        radius = rng.uniform(0.1, 0.45) * side
+        spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius * radius))
+        img += (rng.uniform(30, 90) * spot)[..., None]
+    return np.asarray(np.clip(img, 0, 255), np.uint8)
 
 
 def _featurize_chunk(
@@ -252,8 +322,8 @@ def _featurize_chunk(
             views_of.append(np.ascontiguousarray(np.rot90(image, k)))
             origin.append(int(index))
             original.append(k == 0)
-        for _ in range(views):
-            views_of.append(augment(image, rng))
+        for view in range(views):
+            views_of.append(augment(image, rng, photo=view % 2 == 1))
             origin.append(int(index))
             original.append(False)
     rows = [cells_features(views_of[i : i + 64]) for i in range(0, len(views_of), 64)]

@@ -249,3 +249,17 @@ def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int) -> Non
     board[3, 4] = np.nan  # a missing value follows the trees' learned direction
     expected = model.estimator_.predict_proba(board)
     assert np.allclose(model.predict_proba(board), expected, atol=1e-12)
+
+
+def test_blended_model_saves_loads_and_mixes_both_learners(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 10))  # noqa: N806
+    y = np.array(["W0", "W1", "C"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 1)]
+    model = CellClassifier(kind="hgb", max_iter=10, blend_weight=0.3, blend_iter=300).fit(X, y)
+    trees = model.estimator_.predict_proba(X[:5])
+    perceptron = model.blend_.predict_proba(X[:5])
+    assert np.allclose(model.predict_proba(X[:5]), 0.7 * trees + 0.3 * perceptron)
+    save_model(model, tmp_path, {"note": "test"})
+    assert np.allclose(load_model(tmp_path).predict_proba(X[:5]), model.predict_proba(X[:5]))
+    with pytest.raises(ValueError, match="blend_weight"):
+        CellClassifier(blend_weight=1.0).fit(X, y)

@@ -23,11 +23,12 @@ def _fixture_tiles(fixtures: Path) -> list[Tile]:
     return tiles
 
 
-def test_augment_keeps_a_usable_crop(fixtures: Path) -> None:
+@pytest.mark.parametrize("photo", [False, True])
+def test_augment_keeps_a_usable_crop(fixtures: Path, photo: bool) -> None:
     image = _fixture_tiles(fixtures)[0].image
     rng = np.random.default_rng(0)
     for _ in range(10):
-        out = train.augment(image, rng)
+        out = train.augment(image, rng, photo=photo)
         assert out.dtype == np.uint8
         assert out.ndim == 3
         assert 0.8 * image.shape[0] <= max(out.shape[:2]) <= image.shape[0]
@@ -39,6 +40,9 @@ def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> Non
     two = train.featurize(tiles, views=1, seed=3, jobs=2)
     assert np.array_equal(one.X, two.X)
     assert len(one.y) == len(tiles) * 2
+    photo_like = train.featurize(tiles, views=2, seed=3, jobs=1)  # a second, photo-like copy
+    assert len(photo_like.y) == len(tiles) * 3
+    assert np.array_equal(photo_like.X[1::3], one.X[1::2])  # the first copies are unchanged
     turned = train.featurize(tiles, views=2, seed=3, jobs=1, turns=True)
     assert len(turned.y) == len(tiles) * 6
     assert one.original.sum() == len(tiles)
