@@ -132,7 +132,7 @@ def find_kingdoms(
         refined: list[np.ndarray] = []
         for q in quads:
             r = _refine_quad(gradients, q)
-            if not any(np.abs(r - other).max() < 2.5 for other in refined):
+            if not any(np.abs(r - other).max() < 1.0 for other in refined):
                 refined.append(r)  # outlines often snap onto the same edges
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in refined]
         best = _choose(tried)
@@ -837,10 +837,15 @@ def _fit_extent(
                 and grid is None
                 and (
                     np.nanmax(edge) < 0.2
-                    or np.nanmax(lit_edge) < 0.15
                     or (
-                        not ((edge > 0.8) & (lit_edge > 0.5)).any()
-                        and _edge_ratio(gradients, to_photo, (r0, r1, c0, c1), side) < 0.8
+                        (
+                            np.nanmax(lit_edge) < 0.15
+                            or (
+                                not ((edge > 0.8) & (lit_edge > 0.5)).any()
+                                and _edge_ratio(gradients, to_photo, (r0, r1, c0, c1), side) < 0.8
+                            )
+                        )
+                        and not _lone_square(gradients, to_photo, (r0, r1, c0, c1), side, edge)
                     )
                 )
             ):
@@ -899,6 +904,26 @@ def _row_beyond(
     # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
     whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
     return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
+
+
+def _lone_square(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+    edge: np.ndarray,
+) -> bool:
+    """Whether an edge row of one or two squares holds a whole tile with a sharp outer edge.
+
+    Such a square may be as dark as the table in shadow; a strip of shadow along
+    the side would cover the whole row, and its edge is soft.
+    """
+    edge = np.nan_to_num(edge)
+    if (edge > 0.5).sum() > 2 or not (edge > 0.97).any():
+        return False
+    outer = _outer_segments(gradients, to_photo, extent, side)
+    inner = _outer_segments(gradients, to_photo, _move(*extent, side, -1), side)
+    return bool(((edge > 0.97) & (outer >= 0.5 * float(np.median(inner)))).any())
 
 
 def _outer_segments(

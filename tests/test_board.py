@@ -237,3 +237,113 @@ def test_real_photo_turned_by_any_angle(fixtures: Path, name: str, angle: float)
         np.linalg.norm(np.roll(found.corners, k, axis=0) - moved, axis=1).mean() for k in range(4)
     )
     assert error < 0.02 * side
+
+
+# --- table scenes built by hand: one failure mode each -------------------------------------------
+
+_BOARD_AT = (200.0, 200.0)
+_BOARD_ANGLE = 20.0
+
+
+def table_scene(
+    removed: list[tuple[int, int]] = (),  # type: ignore[assignment]
+    *,
+    table: tuple[float, float, float] = (150.0, 150.0, 150.0),
+    beside: list[tuple[float, float, float, float]] = (),  # type: ignore[assignment]
+    shade: float = 1.0,
+    lines: list[tuple[tuple[int, int], tuple[int, int], int]] = (),  # type: ignore[assignment]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A demo board turned on a plain 900-px table; its true corners.
+
+    ``beside`` lists rectangles in board pixels (x0, y0, x1, y1; a square is 100
+    px) where the table is multiplied by ``shade`` (below 1 a shadow, above 1
+    glare); ``lines`` are stray lines (from, to, thickness) drawn on the table.
+    """
+    board = DEMO_BOARDS[0].image
+    alpha = np.ones(board.shape[:2], np.float32)
+    for r, c in removed:
+        alpha[r * 100 : (r + 1) * 100, c * 100 : (c + 1) * 100] = 0
+    rng = np.random.default_rng(0)
+    image = (np.full((900, 900, 3), table) + rng.normal(0, 6, (900, 900, 3))).clip(0, 255)
+    m = cv2.getRotationMatrix2D((250, 250), _BOARD_ANGLE, 1.0)
+    m[:, 2] += _BOARD_AT
+    light = np.zeros((900, 900), np.float32)
+    for x0, y0, x1, y1 in beside:
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) @ m[:, :2].T + m[:, 2]
+        cv2.fillPoly(light, [corners.astype(np.int32)], 1.0)
+    light = cv2.GaussianBlur(light, (0, 0), 2)
+    image = (image * (1 + (shade - 1) * light[..., None])).clip(0, 255)
+    for p, q, thickness in lines:
+        cv2.line(image, p, q, (200, 60, 220), thickness)
+    warped = cv2.warpAffine(board, m, (900, 900))
+    a = cv2.warpAffine(alpha, m, (900, 900))[..., None]
+    image = (image * (1 - a) + warped * a).astype(np.uint8)
+    square = np.array([[0, 0], [500, 0], [500, 500], [0, 500]], float)
+    return image, order_corners(square @ m[:, :2].T + m[:, 2])
+
+
+@pytest.mark.parametrize(
+    ("shade", "where"),
+    [
+        (0.45, (500, 0, 600, 500)),  # a shadow one square wide along the right side
+        (0.45, (-100, -100, 600, 0)),  # a shadow along the top
+        (1.6, (0, 500, 500, 600)),  # glare along the bottom
+    ],
+)
+def test_shadow_or_glare_beside_a_kingdom_is_not_a_row(
+    shade: float, where: tuple[float, float, float, float]
+) -> None:
+    image, truth = table_scene(beside=[where], shade=shade)
+    (found,) = find_kingdoms(image)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert corner_error(found.corners, truth) < 0.03
+
+
+def test_kingdom_in_a_large_shadow_is_found_whole() -> None:
+    image, truth = table_scene(beside=[(-150, -150, 650, 650)], shade=0.5)
+    (found,) = find_kingdoms(image)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert corner_error(found.corners, truth) < 0.03
+
+
+@pytest.mark.parametrize("kept", [0, 2, 4])
+def test_row_with_one_square_left_still_counts(kept: int) -> None:
+    # Row 0 holds a single square (a dark one at column 0): the kingdom is still 5×5.
+    image, truth = table_scene(removed=[(0, c) for c in range(5) if c != kept])
+    (found,) = find_kingdoms(image)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert corner_error(found.corners, truth) < 0.03
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [((0, 130), (899, 250), 9)],  # a thick line across the kingdom to both edges
+        [((0, 0), (260, 230), 7), ((899, 20), (700, 450), 5)],  # lines ending on the kingdom
+    ],
+)
+def test_stray_lines_stuck_to_a_kingdom_are_not_part_of_it(
+    lines: list[tuple[tuple[int, int], tuple[int, int], int]],
+) -> None:
+    image, truth = table_scene(lines=lines)
+    (found,) = find_kingdoms(image)
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert corner_error(found.corners, truth) < 0.03
+
+
+def test_kingdoms_joined_by_a_line_are_found_apart() -> None:
+    scene = make_scene(7, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    (truth,) = scene.kingdoms
+    image = np.hstack([scene.image, scene.image])
+    shift = np.array([scene.image.shape[1], 0])
+    a = truth.corners.mean(axis=0)
+    b = a + shift
+    h = image.shape[0]
+    # One line through both kingdoms and on to the photo's edges.
+    d = (b - a) / np.linalg.norm(b - a)
+    p, q = a - d * 2 * h, b + d * 2 * h
+    cv2.line(image, tuple(int(v) for v in p), tuple(int(v) for v in q), (220, 40, 200), 8)
+    found = find_kingdoms(image)
+    assert len(found) == 2
+    assert corner_error(found[0].corners, truth.corners) < 0.03
+    assert corner_error(found[1].corners, truth.corners + shift) < 0.03
