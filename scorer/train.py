@@ -5,7 +5,10 @@
 ``aau-boards/``, every crop of ``phone-tiles/`` (including the empty class of
 table and background) and of ``mighty-duel/tiles/``. Each crop is seen as it
 is and in jittered copies (a random 90° turn, light, colour, blur, a few pixels
-of seam drift). Training is seeded, so the same data gives the same model.
+of seam drift), every other copy also degraded as a phone photo degrades a
+square (tilt, light gradient, shadow, glare, resampling, noise, JPEG). The
+model is boosted trees blended with a small perceptron. Training is seeded, so
+the same data gives the same model.
 
 The helpers here (:func:`collect_tiles`, :func:`featurize`, :func:`fit_model`)
 are shared with :mod:`scorer.evaluate`, which uses them to train on folds.
@@ -40,7 +43,7 @@ from scorer.datasets import Tile
 SOURCES: Final = ("aau", "phone", "duel")
 """The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
 
-JITTERED_VIEWS: Final = 2
+JITTERED_VIEWS: Final = 3
 """Jittered copies of each crop (each in a random 90° turn) added to the crop as it is:
 every other copy also looks as a phone photo would make it (see :func:`augment`).
 

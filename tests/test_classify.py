@@ -251,6 +251,7 @@ def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int) -> Non
     assert np.allclose(model.predict_proba(board), expected, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_blended_model_saves_loads_and_mixes_both_learners(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 10))  # noqa: N806
