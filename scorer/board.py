@@ -1080,12 +1080,13 @@ def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int,
     ``axis=1`` counts columns (seams are vertical lines), ``axis=0`` rows.
     """
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    # The median across the seams is taken over every other line: as robust, half the cost.
     if axis == 1:
         grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
-        profile = np.median(grad, axis=0)
+        profile = np.median(grad[::2], axis=0)
     else:
         grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
-        profile = np.median(grad, axis=1)
+        profile = np.median(grad[:, ::2], axis=1)
     profile = np.convolve(profile, np.ones(3) / 3, mode="same")
     size = len(profile)
     typical = float(np.median(profile)) + 1e-3
