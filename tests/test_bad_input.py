@@ -32,6 +32,7 @@ from PIL import Image
 
 from scorer import classify
 from scorer.board import find_kingdoms
+from scorer.cells import cell_features
 from scorer.cli import main
 from scorer.errors import (
     BoardNotFoundError,
@@ -577,7 +578,7 @@ def good_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small real classifier saved with its metadata, as ``make train`` does."""
     folder = tmp_path_factory.mktemp("model")
     crops = [np.full((64, 64, 3), 17 * i % 256, np.uint8) for i in range(len(classify.TOKENS))]
-    features = np.stack([classify.cell_features(c) for c in crops * 2])
+    features = np.stack([cell_features(c) for c in crops * 2])
     model = classify.CellClassifier(kind="logistic", C=0.1).fit(features, list(classify.TOKENS) * 2)
     classify.save_model(model, folder, {"note": "test model"})
     return folder
