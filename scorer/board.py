@@ -885,9 +885,8 @@ def _row_beyond(
 
     They are when they are tiles apart from the table in any light; when two or
     more are, or one wholly is, each ending in a sharp edge (a row with squares
-    missing); or when
-    they are darker tiles, hard to tell from the table by colour, whose row ends
-    in a sharp straight edge.
+    missing); or when they are darker tiles, hard to tell from the table by
+    colour, whose row ends in a sharp straight edge.
     """
     known = ~np.isnan(outside)
     strong = (np.nan_to_num(outside) > 0.9) & (np.nan_to_num(lit_out) > 0.5)
