@@ -132,7 +132,7 @@ def find_kingdoms(
         refined: list[np.ndarray] = []
         for q in quads:
             r = _refine_quad(gradients, q)
-            if not any(np.abs(r - other).max() < 1.0 for other in refined):
+            if not _has_quad(refined, r, tolerance=1.0):
                 refined.append(r)  # outlines often snap onto the same edges
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in refined]
         best = _choose(tried)
@@ -481,9 +481,9 @@ def _contains(contour: np.ndarray, point: tuple[float, float]) -> bool:
     return bool(cv2.pointPolygonTest(contour, point, False) >= 0)
 
 
-def _has_quad(quads: list[np.ndarray], quad: np.ndarray) -> bool:
-    """Whether a quad within two pixels of this one is already in the list."""
-    return any(np.abs(quad - q).max() < 2 for q in quads)
+def _has_quad(quads: list[np.ndarray], quad: np.ndarray, tolerance: float = 2.0) -> bool:
+    """Whether a quad within ``tolerance`` pixels of this one is already in the list."""
+    return any(np.abs(quad - q).max() < tolerance for q in quads)
 
 
 def _quads_of(contour: np.ndarray, w: int, h: int) -> list[np.ndarray]:
@@ -823,31 +823,18 @@ def _fit_extent(
             outside, edge, length = _side_cells(tiles, r0, r1, c0, c1, side)
             lit_out, lit_edge, _ = _side_cells(lit, r0, r1, c0, c1, side)
             span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
-            known = ~np.isnan(outside)
-            out_ok = outside[known]
+            extent = (r0, r1, c0, c1)
             if (
                 span < limit
-                and len(out_ok) >= 0.6 * length
-                and _row_beyond(gradients, to_photo, (r0, r1, c0, c1), side, outside, lit_out)
+                and np.count_nonzero(~np.isnan(outside)) >= 0.6 * length
+                and _row_beyond(gradients, to_photo, extent, side, outside, lit_out)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
                 step = changed = True
             elif (
                 span > MIN_SIDE
                 and grid is None
-                and (
-                    np.nanmax(edge) < 0.2
-                    or (
-                        (
-                            np.nanmax(lit_edge) < 0.15
-                            or (
-                                not ((edge > 0.8) & (lit_edge > 0.5)).any()
-                                and _edge_ratio(gradients, to_photo, (r0, r1, c0, c1), side) < 0.8
-                            )
-                        )
-                        and not _lone_square(gradients, to_photo, (r0, r1, c0, c1), side, edge)
-                    )
-                )
+                and _row_not_kingdom(gradients, to_photo, extent, side, edge, lit_edge)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
                 step = changed = True
@@ -903,6 +890,31 @@ def _row_beyond(
     # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
     whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
     return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
+
+
+def _row_not_kingdom(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+    edge: np.ndarray,
+    lit_edge: np.ndarray,
+) -> bool:
+    """Whether the edge row along one side is table, shadow or glare, not the kingdom's.
+
+    It is when no square of it is a tile; or, unless it holds a lone square
+    (:func:`_lone_square`), when no square is a tile once shadow and glare count
+    as table, or when no square is a tile in any light and the row does not end
+    in a sharp outer edge.
+    """
+    if np.nanmax(edge) < 0.2:
+        return True
+    if np.nanmax(lit_edge) >= 0.15 and (
+        ((edge > 0.8) & (lit_edge > 0.5)).any()
+        or _edge_ratio(gradients, to_photo, extent, side) >= 0.8
+    ):
+        return False
+    return not _lone_square(gradients, to_photo, extent, side, edge)
 
 
 def _lone_square(
