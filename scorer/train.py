@@ -136,10 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "classes": [str(c) for c in model.classes_],
         "params": model.get_params(),
         "seed": args.seed,
-        "augmentation": (
-            f"each crop as it is + {args.views} jittered copies in random turns, "
-            "every other one photo-like"
-        ),
+        "augmentation": describe_augmentation(args.views),
         "data": describe_data(tiles),
         "held_out": _held_out_figures(out),
     }
@@ -224,6 +221,21 @@ def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
             "labels": dict(sorted(labels.items())),
         }
     return out
+
+
+def describe_augmentation(views: int) -> str:
+    """The augmentation :func:`featurize` applies with ``views`` copies, in words.
+
+    >>> describe_augmentation(1)
+    'each crop as it is + 1 jittered copy in a random turn'
+    >>> describe_augmentation(3)
+    'each crop as it is + 3 jittered copies in random turns, 1 of them photo-like'
+    """
+    if views == 1:
+        return "each crop as it is + 1 jittered copy in a random turn"
+    text = f"each crop as it is + {views} jittered copies in random turns"
+    photo_like = views // 2  # every other copy, from the second on
+    return f"{text}, {photo_like} of them photo-like" if photo_like else text
 
 
 def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) -> np.ndarray:
