@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -31,10 +31,14 @@ from scorer.board import BoardLocation, find_kingdoms, rectify
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import Kingdom
+from scorer.pipeline import square_side_px
 from scorer.synth import Scene, make_scene
 
 FOUND_ERROR = 0.05
 """A kingdom counts as found when its mean corner error is under this share of its side."""
+
+SIZE_BANDS: Final = ((0, 40), (40, 80), (80, 10_000))
+"""Bands of square size in the photo (pixels across) that the figures are split by."""
 
 _REPO = Path(__file__).resolve().parents[1]
 
@@ -52,6 +56,7 @@ class SceneResult:
     cells: int = 0
     cells_correct: int = 0
     cells_correct_true_corners: int = 0
+    square_px: float = 0.0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -178,6 +183,7 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
             found=ok,
             corner_error=float(best_err),
             shape_ok=ok and best is not None and _same_shape(best.shape, truth.shape),
+            square_px=square_side_px(BoardLocation(truth.corners, truth.shape)),
         )
         if classify is not None:
             result.cells = truth.kingdom.height * truth.kingdom.width
@@ -246,12 +252,40 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         summary["found_kingdoms_cell_accuracy_pct"] = round(
             100 * sum(r.cells_correct for r in read) / max(sum(r.cells for r in read), 1), 2
         )
+    summary["by_square_size"] = _by_square_size(results)
     summary["missed"] = [
         {"seed": r.seed, "board": r.board, "corner_error": round(r.corner_error, 3)}
         for r in results
         if not r.found
     ][:30]
     return summary
+
+
+def _by_square_size(results: Sequence[SceneResult]) -> dict[str, dict[str, Any]]:
+    """Kingdoms found and squares read right, by the size of a square in the photo."""
+    out: dict[str, dict[str, Any]] = {}
+    for lo, hi in SIZE_BANDS:
+        band = [r for r in results if lo <= r.square_px < hi]
+        if not band:
+            continue
+        name = (
+            f"under {hi} px"
+            if lo == 0
+            else f"{lo} px and over"
+            if hi >= 10_000
+            else f"{lo}–{hi} px"
+        )
+        cells = sum(r.cells for r in band)
+        out[name] = {
+            "kingdoms": len(band),
+            "found_pct": round(100 * sum(r.found for r in band) / len(band), 2),
+        }
+        if cells:
+            out[name]["end_to_end_pct"] = round(100 * sum(r.cells_correct for r in band) / cells, 2)
+            out[name]["true_corners_pct"] = round(
+                100 * sum(r.cells_correct_true_corners for r in band) / cells, 2
+            )
+    return out
 
 
 def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str, Any]:
@@ -320,6 +354,17 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append("|---|---|---|")
     for bg, v in s["by_background"].items():
         lines.append(f"| {bg} | {v['kingdoms']} | {v['found_pct']}% |")
+    sizes = s.get("by_square_size", {})
+    if sizes:
+        lines += [
+            "",
+            "| square in the photo | kingdoms | found | read end to end | through true corners |",
+        ]
+        lines.append("|---|---|---|---|---|")
+        for band, v in sizes.items():
+            e2e = f"{v['end_to_end_pct']}%" if "end_to_end_pct" in v else "–"
+            true = f"{v['true_corners_pct']}%" if "true_corners_pct" in v else "–"
+            lines.append(f"| {band} | {v['kingdoms']} | {v['found_pct']}% | {e2e} | {true} |")
     p = report["real_photos"]
     lines += ["", "## Real photos (mighty-duel)", "", f"- one 7×7 kingdom found: {p['found_7x7']}"]
     for name, e in p["photos"].items():

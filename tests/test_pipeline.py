@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from scorer import cli
+from scorer.board import BoardLocation
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, Cell, Kingdom, Terrain
-from scorer.pipeline import STAGES, score_kingdom, score_photo
+from scorer.pipeline import MIN_SQUARE_PX, STAGES, score_kingdom, score_photo, square_side_px
 from scorer.scoring import Rules, score
 from scorer.synth import demo_board, make_scene
 
@@ -59,6 +60,26 @@ def test_user_corners_and_grid_are_passed_to_detection() -> None:
         scene.image, Rules(), grid=5, corners=corners.tolist(), model=CentreCastleModel()
     )
     np.testing.assert_allclose(report.kingdoms[0].corners, corners, atol=0.1)
+
+
+@pytest.mark.parametrize(("scale", "warned"), [(1.0, False), (0.25, True)])
+def test_small_squares_in_the_photo_are_warned_about(scale: float, warned: bool) -> None:
+    scene = make_scene(2, [demo_board(0)], n_kingdoms=1, remove_cells=False)
+    corners = scene.kingdoms[0].corners * scale
+    image = cv2.resize(scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    report = score_photo(
+        image, Rules(), grid=5, corners=corners.tolist(), model=CentreCastleModel()
+    )
+    side = square_side_px(report.kingdoms[0].location)
+    assert (side < MIN_SQUARE_PX) is warned
+    assert any("pixels across" in w for w in report.kingdoms[0].warnings) is warned
+
+
+def test_square_side_of_a_tilted_kingdom() -> None:
+    corners = np.array([[10, 0], [710, 0], [610, 500], [110, 500]], float)
+    assert square_side_px(BoardLocation(corners, (5, 7))) == pytest.approx(
+        ((700 + 500) / 14 + 2 * float(np.hypot(100, 500)) / 10) / 2
+    )
 
 
 def test_score_kingdom_scores_a_typed_kingdom() -> None:

@@ -1,0 +1,64 @@
+"""Tests for the photo evaluation's figures (scorer.evaluate_photos)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer.evaluate_photos import SceneResult, corner_error, format_report, summarise
+
+
+def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResult:
+    return SceneResult(
+        seed=seed,
+        background="wood",
+        board="1",
+        found=found,
+        corner_error=0.01 if found else 0.5,
+        shape_ok=found,
+        cells=25,
+        cells_correct=correct if found else 0,
+        cells_correct_true_corners=correct,
+        square_px=square_px,
+    )
+
+
+def test_summary_splits_the_figures_by_square_size() -> None:
+    results = [
+        _result(1, True, 30.0, 20),
+        _result(2, False, 35.0, 24),
+        _result(3, True, 60.0, 25),
+        _result(4, True, 120.0, 24),
+    ]
+    summary = summarise(results)
+    bands = summary["by_square_size"]
+    assert list(bands) == ["under 40 px", "40–80 px", "80 px and over"]
+    assert bands["under 40 px"] == {
+        "kingdoms": 2,
+        "found_pct": 50.0,
+        "end_to_end_pct": 40.0,
+        "true_corners_pct": 88.0,
+    }
+    assert bands["40–80 px"]["end_to_end_pct"] == 100.0
+    assert bands["80 px and over"]["true_corners_pct"] == 96.0
+    assert summary["found_pct"] == 75.0
+    assert summary["end_to_end_cell_accuracy_pct"] == 69.0
+
+
+def test_report_table_lists_each_size_band() -> None:
+    summary = summarise([_result(1, True, 30.0, 25), _result(2, True, 90.0, 20)])
+    summary.update(
+        classifier="held out", original_board_accuracy=99.0, seconds=1.0, by_background={}
+    )
+    text = format_report(
+        {"synthetic": summary, "real_photos": {"found_7x7": "0/0", "photos": {}}, "notes": []}
+    )
+    assert "| under 40 px | 1 | 100.0% | 100.0% | 100.0% |" in text
+    assert "| 80 px and over | 1 | 100.0% | 80.0% | 80.0% |" in text
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2, 3])
+def test_corner_error_ignores_where_the_corner_list_starts(shift: int) -> None:
+    truth = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    found = np.roll(truth, shift, axis=0) + 1.0
+    assert corner_error(found, truth) == pytest.approx(np.sqrt(2))
