@@ -50,6 +50,15 @@ _GLARES: Final = (0.15, 0.3, 0.45)
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
+_CLEAR_SEAMS: Final = 3.0
+"""Seam strength above which a grid is clear: clearer seams do not make a better outline."""
+
+_NEAR_CLEAREST: Final = 0.5
+"""Share of the clearest outline's seam strength an outline needs to be chosen."""
+
+_COVER_POWER: Final = 3
+"""Weight of tile coverage against seam strength when an outline is chosen."""
+
 
 @dataclass(frozen=True, eq=False)
 class BoardLocation:
@@ -124,7 +133,8 @@ def find_kingdoms(
         return [_to_original(location, scale)]
 
     mask, dist, lit_dist, found_any = _tile_mask(work)
-    areas = _candidate_quads(mask, (lit_dist > 18.0).astype(np.uint8) * 255)
+    lit_mask = (lit_dist > 18.0).astype(np.uint8) * 255
+    areas = _candidate_quads(mask, lit_mask)
     gradients = _gradients(work) if areas else None
     locations = []
     for quads in areas:
@@ -135,7 +145,7 @@ def find_kingdoms(
             if not _has_quad(refined, r, tolerance=1.0):
                 refined.append(r)  # outlines often snap onto the same edges
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in refined]
-        best = _choose(tried)
+        best = _choose(tried, lit_mask)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
             locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
     locations = _apart(locations)
@@ -709,20 +719,41 @@ def _intersect(
     return np.asarray(p + t * r, dtype=np.float64)
 
 
-def _choose(tried: list[BoardLocation | None]) -> BoardLocation:
-    """The clearest grid; among nearly as clear ones, the one that covers the most.
+def _choose(tried: list[BoardLocation | None], lit_mask: np.ndarray) -> BoardLocation:
+    """The outline that best joins a clear grid with covering the tiles of its area.
 
-    An outline that leaves out a row of squares can show slightly clearer seams
-    than the whole kingdom, so clarity alone would favour it.
+    Each outline with a grid is scored by its seam strength, counted up to
+    :data:`_CLEAR_SEAMS` only, times the cube of its share of the most tile
+    pixels any outline covers (``lit_mask``, shadow and glare left out). An
+    outline that leaves out a row of squares can show clearer seams than the
+    whole kingdom, so clarity alone would favour it; once the seams are clear,
+    what counts is which outline holds the tiles. Outlines whose seams are much
+    weaker than the clearest are not considered.
     """
     found = [loc for loc in tried if loc is not None]
-    best = max(found, key=lambda loc: loc.score)
-    area = cv2.contourArea(best.corners.astype(np.float32))
-    for loc in found:
-        other = cv2.contourArea(loc.corners.astype(np.float32))
-        if other > 1.1 * area and loc.score >= 0.8 * best.score and loc.score >= _MIN_SEAM_SCORE:
-            best, area = loc, other
-    return best
+    seen = [loc for loc in found if loc.score >= _MIN_SEAM_SCORE] or found
+    clearest = max(loc.score for loc in seen)
+    seen = [loc for loc in seen if loc.score >= _NEAR_CLEAREST * clearest]
+    covered = [_pixels_inside(lit_mask, loc.corners) for loc in seen]
+    most = max(max(covered), 1)
+
+    def joint(i: int) -> tuple[float, float]:
+        share = covered[i] / most
+        return min(seen[i].score, _CLEAR_SEAMS) * share**_COVER_POWER, seen[i].score
+
+    return seen[max(range(len(seen)), key=joint)]
+
+
+def _pixels_inside(mask: np.ndarray, quad: np.ndarray) -> int:
+    """How many marked pixels of ``mask`` lie inside the quadrilateral."""
+    h, w = mask.shape
+    x0, y0 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [w, h])
+    x1, y1 = np.clip(np.ceil(quad.max(axis=0)).astype(int) + 1, 0, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return 0
+    inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(inside, np.round(quad - [x0, y0]).astype(np.int32), 1)
+    return int(np.count_nonzero(mask[y0:y1, x0:x1][inside > 0]))
 
 
 def _gradients(work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
