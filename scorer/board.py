@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from scorer.errors import BoardNotFoundError, GridNotConsistentError
-from scorer.kingdom import MAX_SIZE, Position
+from scorer.kingdom import DUEL_SIZE, MAX_SIZE, STANDARD_SIZE, Position
 
 SQUARE_PX: Final = 100
 """Default side of one square in a rectified board, in pixels."""
@@ -874,6 +874,10 @@ def _fit_extent(
         # Stay within the measured ring of cells.
         r0, r1 = max(r0, -1), min(r1, rows + 1)
         c0, c1 = max(c0, -1), min(c1, cols + 1)
+    to_square = _square_side(gradients, to_photo, (r0, r1, c0, c1), (tiles, lit), limit)
+    if to_square is not None:
+        r0, r1, c0, c1 = _move(r0, r1, c0, c1, to_square, +1)
+        changed = True
     inner = tiles[r0 + 1 : r1 + 1, c0 + 1 : c1 + 1]
     empty = frozenset(
         (int(r), int(c)) for r, c in zip(*np.nonzero(np.nan_to_num(inner) < 0.15), strict=True)
@@ -921,6 +925,58 @@ def _row_beyond(
     # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
     whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
     return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
+
+
+def _square_side(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    tileness: tuple[np.ndarray, np.ndarray],
+    limit: int,
+) -> str | None:
+    """The side to grow by a row that makes the grid a whole kingdom's square, if any.
+
+    Kingdoms are squares of :data:`STANDARD_SIZE` or :data:`DUEL_SIZE`. A grid
+    one row short of one usually lost an edge row of squares that look like the
+    table (lake on a blue mat, swamp on wood), so the weaker evidence of
+    :func:`_square_row` suffices for the side across the short direction whose
+    outside squares are more tile-like. A kingdom that truly lacks a row has
+    bare table on both sides.
+    """
+    r0, r1, c0, c1 = extent
+    rows, cols = r1 - r0, c1 - c0
+    long_side = max(rows, cols)
+    if long_side not in (STANDARD_SIZE, DUEL_SIZE) or long_side > limit:
+        return None
+    if rows == long_side - 1 and cols == long_side:
+        sides = ("top", "bottom")
+    elif cols == long_side - 1 and rows == long_side:
+        sides = ("left", "right")
+    else:
+        return None
+    tiles, lit = tileness
+    found = []
+    for side in sides:
+        outside, _, length = _side_cells(tiles, r0, r1, c0, c1, side)
+        lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
+        if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
+            found.append((float(np.nanmean(outside)), float(np.nanmean(lit_out)), side))
+    if not found:
+        return None
+    mean, lit_mean, side = max(found)
+    grown = _move(*extent, side, +1)
+    ratio = _edge_ratio(gradients, to_photo, grown, side)
+    return side if _square_row(mean, lit_mean, ratio) else None
+
+
+def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:
+    """Whether squares beyond a side, which would complete a square kingdom, are its row.
+
+    They are when they are partly tile in any light and their row ends in an
+    edge at least somewhat sharp, or mostly tile apart from the table and the
+    row ends in an edge sharper than the side's own.
+    """
+    return (mean >= 0.15 and lit_mean >= 0.15 and ratio >= 0.4) or (mean >= 0.4 and ratio >= 1.0)
 
 
 def _row_not_kingdom(
