@@ -160,6 +160,10 @@ def format_report(result: dict[str, Any]) -> str:
         f"{phone['squares']} crops: both {_pct(phone['both'])}, terrain {_pct(phone['terrain'])}, "
         f"crowns {_pct(phone['crowns'])}.",
         "",
+        "Confusion matrix (rows: truth, columns: prediction; zeros shown as ·):",
+        "",
+        *_confusion_table(phone["confusion"]),
+        "",
         "## (c) Mighty Duel, model trained without Mighty Duel data",
         "",
         f"Tiles: {duel['tiles']['squares']} crops: both {_pct(duel['tiles']['both'])}, terrain "
@@ -206,7 +210,11 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
 
 def _tile_figures(truth: np.ndarray, proba: np.ndarray) -> dict[str, Any]:
     predicted = [TOKENS[i] for i in proba.argmax(axis=1)]
-    return {"squares": len(truth), **_accuracies(list(truth), predicted)}
+    return {
+        "squares": len(truth),
+        **_accuracies(list(truth), predicted),
+        "confusion": _confusion(list(truth), predicted),
+    }
 
 
 def _duel_figures(root: Path, aau_phone: FeatureSet, seed: int, jobs: int) -> dict[str, Any]:

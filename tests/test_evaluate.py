@@ -53,7 +53,11 @@ def test_report_quotes_every_summary_figure() -> None:
             "confusion": confusion,
             "mistakes": [],
         },
-        "phone": {"squares": 10, **accuracies},
+        "phone": {
+            "squares": 10,
+            **accuracies,
+            "confusion": evaluate._confusion(["M2", "M1"], ["M1", "M1"]),
+        },
         "duel": {
             "tiles": {"squares": 5, **accuracies},
             "game1": {"right": 49, "squares": 49, "best_rotation_right": 49, "mistakes": []},
@@ -64,3 +68,4 @@ def test_report_quotes_every_summary_figure() -> None:
     assert "93.00%" in report
     assert "49/49" in report
     assert "| **W0** |" in report
+    assert report.count("| truth \\ predicted |") == 2  # aau-boards and phone-tiles

@@ -34,6 +34,47 @@ def test_augment_keeps_a_usable_crop(fixtures: Path, photo: bool) -> None:
         assert 0.8 * image.shape[0] <= max(out.shape[:2]) <= image.shape[0]
 
 
+def test_photo_like_copy_loses_the_fine_detail_of_a_large_crop() -> None:
+    yy, xx = np.mgrid[0:200, 0:200]
+    checks = (((yy // 2 + xx // 2) % 2) * 255).astype(np.uint8)
+    image = np.dstack([checks] * 3)
+    out = train._photo_camera(image, np.random.default_rng(0))
+    assert out.shape == image.shape
+    detail = float(np.abs(cv2.Laplacian(out, cv2.CV_32F)).mean())
+    assert detail < 0.2 * float(np.abs(cv2.Laplacian(image, cv2.CV_32F)).mean())
+
+
+class _Constant:
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def predict(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
+        return np.full(len(X), self.token)
+
+
+def test_training_accuracy_counts_only_the_crops_as_they_are(fixtures: Path) -> None:
+    tiles = _fixture_tiles(fixtures)
+    features = train.featurize(tiles, views=2, seed=0, jobs=1)
+    first = tiles[0].cell.token
+    expected = sum(t.cell.token == first for t in tiles) / len(tiles)
+    assert train.training_accuracy(_Constant(first), features) == pytest.approx(expected)  # type: ignore[arg-type]
+
+
+def test_a_model_that_does_not_fit_its_training_crops_is_not_written(
+    fixtures: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(train, "collect_tiles", lambda root, sources: _fixture_tiles(fixtures))
+    monkeypatch.setattr(train, "training_accuracy", lambda model, features: 0.4)
+    (tmp_path / "phone-tiles").mkdir()
+    status = train.main(["--data", str(tmp_path), "--out", str(tmp_path / "models"), "--jobs", "1"])
+    assert status == 1
+    assert "did not converge" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
+
+
 def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> None:
     tiles = _fixture_tiles(fixtures)
     one = train.featurize(tiles, views=1, seed=3, jobs=1)
