@@ -53,7 +53,7 @@ _MIN_SEAM_SCORE: Final = 1.4
 _CLEAR_SEAMS: Final = 3.0
 """Seam strength above which a grid is clear: clearer seams do not make a better outline."""
 
-_NEAR_CLEAREST: Final = 0.5
+_NEAR_CLEAREST: Final = 0.55
 """Share of the clearest outline's seam strength an outline needs to be chosen."""
 
 _COVER_POWER: Final = 3
