@@ -36,7 +36,7 @@ from scorer.kingdom import (
     Position,
     Terrain,
 )
-from scorer.pipeline import STAGES, score_photo
+from scorer.pipeline import MIN_SQUARE_PX, STAGES, score_photo
 from scorer.report import format_positions
 from scorer.scoring import (
     CROWNS_FIRST_NAME,
@@ -131,6 +131,7 @@ class FoundKingdom:
     board: NDArray[Any] | None = None
     corners: NDArray[Any] | None = None
     doubtful: frozenset[Position] = frozenset()
+    square_px: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -456,6 +457,7 @@ def _analyse_photo_cached(
                 board=render.fit_within(np.asarray(item.board), 700)[0],
                 corners=np.asarray(item.corners, dtype=np.float64) * scale,
                 doubtful=frozenset(item.doubtful),
+                square_px=item.square_px,
             )
         )
     timings = {k: float(v) for k, v in report.timings.items() if k in STAGES}
@@ -815,6 +817,11 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
         st.warning(
             f"The grid found is {height}×{width}, not square: check the outline on the photo, "
             "or mark the four corners by hand."
+        )
+    if 0 < entry.found.square_px < MIN_SQUARE_PX:
+        st.warning(
+            f"📷 The squares are only {entry.found.square_px:.0f} pixels across in the photo, so "
+            "crowns may be misread: check them, or take the photo closer or at a higher resolution."
         )
 
 

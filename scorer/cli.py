@@ -177,6 +177,7 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
             **kingdom_result(found.kingdom, rules),
             "corners": [list(map(float, p)) for p in found.corners],
             "confidence": found.confidence,
+            "notes": list(found.warnings),
         }
         for found in photo.kingdoms
     ]
@@ -270,7 +271,8 @@ def _print_text(results: Sequence[JSONDict], rules: Rules, ranking: str, out: Te
         for i, k in enumerate(r["kingdoms"], start=1):
             title = r["input"] if len(r["kingdoms"]) == 1 else f"{r['input']} (kingdom {i})"
             kingdom = Kingdom.parse("\n".join(k["grid"]))
-            blocks.append(f"== {title}\n{format_breakdown(kingdom, rules)}")
+            notes = "".join(f"\nnote: {n}" for n in k.get("notes", []))
+            blocks.append(f"== {title}\n{format_breakdown(kingdom, rules)}{notes}")
         if not r["kingdoms"]:
             blocks.append(f"== {r['input']}\nno kingdom found")
     if ranking:

@@ -81,6 +81,11 @@ class KingdomReport:
         """Squares the player should check."""
         return self.prediction.doubtful
 
+    @property
+    def square_px(self) -> float:
+        """Mean side of one square in the photo, in pixels (see :func:`square_side_px`)."""
+        return square_side_px(self.location)
+
 
 @dataclass(frozen=True, eq=False)
 class PhotoReport:

@@ -217,13 +217,16 @@ def _png(width: int = 320, height: int = 240) -> bytes:
     return buf.tobytes()
 
 
-def _fake_report(kingdom: Kingdom, corners: list[list[float]]) -> SimpleNamespace:
+def _fake_report(
+    kingdom: Kingdom, corners: list[list[float]], square_px: float = 100.0
+) -> SimpleNamespace:
     item = SimpleNamespace(
         kingdom=kingdom,
         board=np.full((300, 300, 3), 128, np.uint8),
         corners=corners,
         doubtful=frozenset({(0, 0)}),
         score=score(kingdom),
+        square_px=square_px,
     )
     return SimpleNamespace(kingdoms=[item], timings={"detect": 0.1, "classify": 0.2})
 
@@ -407,6 +410,28 @@ def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.Monke
     st.cache_resource.clear()
     assert not at.exception
     assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
+
+
+@pytest.mark.parametrize(("square_px", "warned"), [(100.0, False), (25.0, True)])
+def test_small_squares_in_the_photo_are_warned_about(
+    monkeypatch: pytest.MonkeyPatch, square_px: float, warned: bool
+) -> None:
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr(
+        "scorer.pipeline.score_photo",
+        lambda image, rules, **kw: _fake_report(
+            Kingdom.parse(PHOTO_GRID), [[80, 40], [240, 40], [240, 200], [80, 200]], square_px
+        ),
+    )
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = _app().run()
+    at.file_uploader(key="uploads").upload("far.png", _png(), "image/png").run()
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    assert not at.exception
+    assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
+    assert any("pixels across" in w for w in _texts(at.warning)) is warned
 
 
 def test_heic_photo_from_an_iphone_is_read(fake_recogniser: list[object]) -> None:

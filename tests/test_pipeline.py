@@ -121,3 +121,19 @@ def test_command_line_scores_a_photo_as_json(
     assert code == 0
     text = json.dumps(out)
     assert '"corners"' in text and '"confidence"' in text and '"grid"' in text
+
+
+@pytest.mark.parametrize(("scale", "noted"), [(1.0, False), (0.3, True)])
+def test_command_line_notes_a_photo_whose_squares_are_small(
+    fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], scale: float, noted: bool
+) -> None:
+    _trained_model_or_skip()
+    image = cv2.imread(str(fixtures / "photos" / "game1.jpg"), cv2.IMREAD_COLOR)
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    path = tmp_path / "photo.png"
+    cv2.imwrite(str(path), small)
+    assert cli.main([str(path), "--json", "--grid", "7"]) == 0
+    (kingdom,) = json.loads(capsys.readouterr().out)["results"][0]["kingdoms"]
+    assert any("pixels across" in n for n in kingdom["notes"]) is noted
+    assert cli.main([str(path), "--grid", "7"]) == 0
+    assert ("note: the squares are only" in capsys.readouterr().out) is noted
