@@ -50,6 +50,9 @@ _GLARES: Final = (0.15, 0.3, 0.45)
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
+_MIN_TYPICAL_GRADIENT: Final = 1.0
+"""Floor on the typical grey-level gradient a seam is compared with (board squares show 5-15)."""
+
 _CLEAR_SEAMS: Final = 3.0
 """Seam strength above which a grid is clear: clearer seams do not make a better outline."""
 
@@ -1187,7 +1190,9 @@ def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int,
         profile = np.median(grad[:, ::2], axis=1)
     profile = np.convolve(profile, np.ones(3) / 3, mode="same")
     size = len(profile)
-    typical = float(np.median(profile)) + 1e-3
+    # A flat outline (a plain table, a blown-out patch) has almost no typical gradient: the
+    # floor keeps a faint line there from counting as a clear seam.
+    typical = max(float(np.median(profile)), _MIN_TYPICAL_GRADIENT)
     candidates = [forced] if forced is not None else list(range(MIN_SIDE + 1, MAX_SIZE + 1))
     best_n, best = candidates[0], -np.inf
     scores = {}

@@ -108,6 +108,18 @@ def test_colourful_area_without_grid_raises_grid_error() -> None:
         find_kingdoms(image)
 
 
+def test_faint_dotted_lines_on_a_flat_patch_are_not_a_grid() -> None:
+    # A flat colourful patch has no typical gradient to measure seams against:
+    # lines one grey level deep, every other pixel, must not make a kingdom.
+    image = np.full((600, 800, 3), 120, np.uint8)
+    image[150:450, 250:550] = (40, 140, 220)
+    for k in range(1, STANDARD_SIZE):
+        image[150:450:2, 250 + 60 * k] += 1
+        image[150 + 60 * k, 250:550:2] += 1
+    with pytest.raises(GridNotConsistentError, match="no consistent grid"):
+        find_kingdoms(image)
+
+
 def test_user_corners_skip_detection_and_grid_is_forced() -> None:
     scene = make_scene(2, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
     truth = scene.kingdoms[0].corners
