@@ -56,6 +56,9 @@ _MIN_TYPICAL_GRADIENT: Final = 1.0
 _CLEAR_SEAMS: Final = 3.0
 """Seam strength above which a grid is clear: clearer seams do not make a better outline."""
 
+_TRIM_SHARE: Final = 0.5
+"""Tile share under which each extra line of a 7×5 grid is left out of a 5×5 kingdom."""
+
 _NEAR_CLEAREST: Final = 0.55
 """Share of the clearest outline's seam strength an outline needs to be chosen."""
 
@@ -877,6 +880,10 @@ def _fit_extent(
         # Stay within the measured ring of cells.
         r0, r1 = max(r0, -1), min(r1, rows + 1)
         c0, c1 = max(c0, -1), min(c1, cols + 1)
+    if grid is None:
+        trimmed = _trim_to_square(lit, (r0, r1, c0, c1))
+        changed = changed or trimmed != (r0, r1, c0, c1)
+        r0, r1, c0, c1 = trimmed
     to_square = _square_side(gradients, to_photo, (r0, r1, c0, c1), (tiles, lit), limit)
     if to_square is not None:
         r0, r1, c0, c1 = _move(r0, r1, c0, c1, to_square, +1)
@@ -928,6 +935,34 @@ def _row_beyond(
     # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
     whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
     return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
+
+
+def _trim_to_square(
+    lit: np.ndarray, extent: tuple[int, int, int, int]
+) -> tuple[int, int, int, int]:
+    """A 7×5 or 5×7 grid cut to the 5×5 kingdom when its extra lines are mostly table.
+
+    A domino or a stray shape beside a kingdom can stretch its outline by two
+    lines. The 5×5 window along the long side holding the most tile (``lit``:
+    cell tileness with shadow and glare as table, ring included) is kept when
+    every line left out is under :data:`_TRIM_SHARE` tile.
+    """
+    r0, r1, c0, c1 = extent
+    rows, cols = r1 - r0, c1 - c0
+    if sorted((rows, cols)) != [STANDARD_SIZE, DUEL_SIZE]:
+        return extent
+    inner = np.nan_to_num(lit[r0 + 1 : r1 + 1, c0 + 1 : c1 + 1])
+    lines = inner.mean(axis=1) if rows > cols else inner.mean(axis=0)
+    start = max(
+        range(DUEL_SIZE - STANDARD_SIZE + 1),
+        key=lambda k: float(lines[k : k + STANDARD_SIZE].sum()),
+    )
+    left_out = np.concatenate([lines[:start], lines[start + STANDARD_SIZE :]])
+    if left_out.max() >= _TRIM_SHARE:
+        return extent
+    if rows > cols:
+        return r0 + start, r0 + start + STANDARD_SIZE, c0, c1
+    return r0, r1, c0 + start, c0 + start + STANDARD_SIZE
 
 
 def _square_side(

@@ -385,3 +385,15 @@ def test_edge_row_that_looks_like_the_table_is_kept(shared_data: Path, seed: int
         best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
         assert corner_error_any_order(best.corners, truth.corners) < 0.05
         assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+@pytest.mark.parametrize("seed", [5060, 6313])
+def test_shape_beside_a_kingdom_does_not_stretch_it_to_seven(shared_data: Path, seed: int) -> None:
+    # Scenes where a domino or stray shape touching the kingdom stretched its
+    # outline to 7×5 or 5×7: the kingdom is still one 5×5 grid.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    found = find_kingdoms(scene.image)
+    for truth in scene.kingdoms:
+        best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+        assert corner_error_any_order(best.corners, truth.corners) < 0.05
+        assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
