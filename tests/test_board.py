@@ -375,22 +375,11 @@ def test_kingdom_without_its_top_row_is_not_grown_to_a_square() -> None:
     assert corner_error(found.corners, expected) < 0.03
 
 
-@pytest.mark.parametrize("seed", [6147, 7098, 7398])
-def test_edge_row_that_looks_like_the_table_is_kept(shared_data: Path, seed: int) -> None:
-    # Scenes whose kingdom has an edge row hard to tell from the table by colour
-    # (lake on a blue cutting mat, dark squares on carpet): still one 5×5 kingdom.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    found = find_kingdoms(scene.image)
-    for truth in scene.kingdoms:
-        best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-        assert corner_error_any_order(best.corners, truth.corners) < 0.05
-        assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
-
-
-@pytest.mark.parametrize("seed", [5060, 6313])
-def test_shape_beside_a_kingdom_does_not_stretch_it_to_seven(shared_data: Path, seed: int) -> None:
-    # Scenes where a domino or stray shape touching the kingdom stretched its
-    # outline to 7×5 or 5×7: the kingdom is still one 5×5 grid.
+@pytest.mark.parametrize("seed", [6147, 7098, 7398, 5060, 6313])
+def test_hard_edges_still_give_one_five_by_five_kingdom(shared_data: Path, seed: int) -> None:
+    # 6147, 7098, 7398: an edge row hard to tell from the table by colour (lake on
+    # a blue cutting mat, dark squares on carpet) is kept. 5060, 6313: a domino or
+    # stray shape touching the kingdom does not stretch its outline to 7×5 or 5×7.
     scene = make_scene(seed, load_aau_boards(shared_data))
     found = find_kingdoms(scene.image)
     for truth in scene.kingdoms:
