@@ -163,7 +163,7 @@ def _draw_scene(
     photo = cv2.warpPerspective(table, h, (out_w, out_h), borderMode=cv2.BORDER_REFLECT)
     photo = _lighting(rng, photo)
     photo = _exposure(rng, photo)
-    photo = _degrade(rng, photo)
+    photo = degrade(rng, photo)
 
     kingdoms = []
     for corners, kingdom, name in placed:
@@ -462,8 +462,24 @@ def _exposure(rng: _Rng, photo: _Image) -> _Image:
     return np.asarray(np.clip(photo.astype(np.float32) * gain, 0, 255), dtype=np.uint8)
 
 
-def _degrade(rng: _Rng, photo: _Image) -> _Image:
-    """Blur, sensor noise and JPEG compression."""
+def degrade(rng: _Rng, photo: _Image) -> _Image:
+    """Blur, sensor noise and JPEG compression: the camera model of every scene.
+
+    :func:`scorer.train.augment` applies it too, to the photo-like copy of a
+    square shrunk to the size a photo shows it at.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the blur, the noise level and the JPEG quality.
+    photo : ndarray
+        BGR uint8 image.
+
+    Returns
+    -------
+    ndarray
+        The degraded BGR uint8 image, of the same size.
+    """
     img = photo
     sigma = float(rng.uniform(0, 1.5))
     if sigma > 0.3:

@@ -39,6 +39,7 @@ from scorer.classify import (
     save_model,
 )
 from scorer.datasets import Tile
+from scorer.synth import degrade
 
 SOURCES: Final = ("aau", "phone", "duel")
 """The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
@@ -303,21 +304,14 @@ def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) ->
 def _photo_camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The square as a phone photo records it, brought back to the crop's size.
 
-    The square is seen at 20 to 100 pixels across (log-uniform), blurred,
-    given sensor noise and JPEG-compressed at that size, as in
-    :mod:`scorer.synth`, then resampled up as :func:`scorer.board.rectify` does.
+    The square is seen at 20 to 100 pixels across (log-uniform), degraded at
+    that size by the camera model of the synthetic scenes
+    (:func:`scorer.synth.degrade`: blur, sensor noise, JPEG), then resampled up
+    as :func:`scorer.board.rectify` does.
     """
     h, w = image.shape[:2]
     side = min(int(np.exp(rng.uniform(np.log(PHOTO_SIDES[0]), np.log(PHOTO_SIDES[1])))), h, w)
-    small = cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA)
-    sigma = rng.uniform(0.0, 1.5)
-    if sigma > 0.3:
-        small = cv2.GaussianBlur(small, (0, 0), sigma)
-    noise = rng.normal(0, rng.uniform(0, 8), small.shape)
-    small = np.clip(small + noise, 0, 255).astype(np.uint8)
-    quality = int(rng.integers(35, 96))
-    _, buffer = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    small = np.asarray(cv2.imdecode(buffer, cv2.IMREAD_COLOR), np.uint8)
+    small = degrade(rng, cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA))
     return np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
