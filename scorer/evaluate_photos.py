@@ -37,7 +37,7 @@ from scorer.synth import Scene, make_scene
 FOUND_ERROR = 0.05
 """A kingdom counts as found when its mean corner error is under this share of its side."""
 
-SIZE_BANDS: Final = ((0, 40), (40, 80), (80, 10_000))
+SIZE_BANDS: Final = (("under 40 px", 0, 40), ("40–80 px", 40, 80), ("80 px and over", 80, np.inf))
 """Bands of square size in the photo (pixels across) that the figures are split by."""
 
 _REPO = Path(__file__).resolve().parents[1]
@@ -264,17 +264,10 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
 def _by_square_size(results: Sequence[SceneResult]) -> dict[str, dict[str, Any]]:
     """Kingdoms found and squares read right, by the size of a square in the photo."""
     out: dict[str, dict[str, Any]] = {}
-    for lo, hi in SIZE_BANDS:
+    for name, lo, hi in SIZE_BANDS:
         band = [r for r in results if lo <= r.square_px < hi]
         if not band:
             continue
-        name = (
-            f"under {hi} px"
-            if lo == 0
-            else f"{lo} px and over"
-            if hi >= 10_000
-            else f"{lo}–{hi} px"
-        )
         cells = sum(r.cells for r in band)
         out[name] = {
             "kingdoms": len(band),
