@@ -36,7 +36,7 @@ from scorer.kingdom import (
     Position,
     Terrain,
 )
-from scorer.pipeline import MIN_SQUARE_PX, STAGES, score_photo
+from scorer.pipeline import STAGES, score_photo, small_squares_note
 from scorer.report import format_positions
 from scorer.scoring import (
     CROWNS_FIRST_NAME,
@@ -818,11 +818,9 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
             f"The grid found is {height}×{width}, not square: check the outline on the photo, "
             "or mark the four corners by hand."
         )
-    if 0 < entry.found.square_px < MIN_SQUARE_PX:
-        st.warning(
-            f"📷 The squares are only {entry.found.square_px:.0f} pixels across in the photo, so "
-            "crowns may be misread: check them, or take the photo closer or at a higher resolution."
-        )
+    small = small_squares_note(entry.found.square_px)
+    if small:
+        st.warning(f"📷 {small[0].upper()}{small[1:]}.")
 
 
 # --- ranking, dynasty, export ---------------------------------------------------------------
