@@ -50,6 +50,12 @@ _GLARES: Final = (0.15, 0.3, 0.45)
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
+_FAINT_SEAM_SCORE: Final = 1.05
+"""Seam strength along the fainter axis that still counts when the other axis is clear."""
+
+_ONE_AXIS_CLEAR: Final = 2.0
+"""Seam strength along one axis that lets a fainter grid along the other count as a grid."""
+
 _MIN_TYPICAL_GRADIENT: Final = 1.0
 """Floor on the typical grey-level gradient a seam is compared with (board squares show 5-15)."""
 
@@ -142,7 +148,7 @@ def find_kingdoms(
     lit_mask = (lit_dist > 18.0).astype(np.uint8) * 255
     areas = _candidate_quads(mask, lit_mask)
     gradients = _gradients(work) if areas else None
-    locations = []
+    locations, faint = [], []
     for quads in areas:
         assert gradients is not None
         refined: list[np.ndarray] = []
@@ -154,7 +160,10 @@ def find_kingdoms(
         best = _choose(tried, lit_mask)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
             locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
-    locations = _apart(locations)
+        elif _one_axis_clear(work, best):
+            faint.append(_fit_extent((dist, lit_dist), gradients, best, grid))
+    # A faint grid is a kingdom only where no clear grid overlaps it.
+    locations = _apart(locations + faint)
     if not locations:
         whole = _whole_image(work, grid)
         if whole is not None:
@@ -1208,6 +1217,24 @@ def _locate(
     if require_grid and grid is None and score < _MIN_SEAM_SCORE:
         return None
     return BoardLocation(corners=quad, shape=(rows, cols), score=score)
+
+
+def _one_axis_clear(work: np.ndarray, location: BoardLocation) -> bool:
+    """Whether a grid too faint to count is clear along one axis and faint along the other.
+
+    A blurred or dim kingdom often shows its seams clearly one way only (the
+    light falls along them, or dark squares meet the other way); a patch of
+    bare table shows faint seams, if any, both ways.
+    """
+    if location.score < _FAINT_SEAM_SCORE:
+        return False
+    canvas = _GRID_CANVAS
+    dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(location.corners.astype(np.float32), dst)
+    warped = cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR)
+    rows, cols = location.shape
+    clearer = max(_seam_count(warped, 0, rows)[1], _seam_count(warped, 1, cols)[1])
+    return clearer >= _ONE_AXIS_CLEAR
 
 
 def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int, float]:

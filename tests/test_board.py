@@ -386,3 +386,14 @@ def test_hard_edges_still_give_one_five_by_five_kingdom(shared_data: Path, seed:
         best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
         assert corner_error_any_order(best.corners, truth.corners) < 0.05
         assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+def test_dim_kingdom_with_seams_clear_one_way_only_is_found(shared_data: Path) -> None:
+    # A 5×5 kingdom in shadow and blur: its seams are clear across the rows and faint
+    # across the columns, weaker than a grid needs both ways.
+    scene = make_scene(7242, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
