@@ -1019,11 +1019,15 @@ def _square_side(
 def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:
     """Whether squares beyond a side, which would complete a square kingdom, are its row.
 
-    They are when they are partly tile in any light and their row ends in an
-    edge at least somewhat sharp, or mostly tile apart from the table and the
-    row ends in an edge sharper than the side's own.
+    They are when their row ends in an edge at least somewhat sharp and they
+    are partly tile in any light, or mostly tile apart from the table (a row in
+    shadow or glare, which the lit colours take for table); or when they are
+    nearly half tile apart from the table and the row ends in an edge sharper
+    than the side's own.
     """
-    return (mean >= 0.15 and lit_mean >= 0.15 and ratio >= 0.4) or (mean >= 0.4 and ratio >= 1.0)
+    if ratio >= 0.4 and ((mean >= 0.15 and lit_mean >= 0.15) or mean >= 0.5):
+        return True
+    return mean >= 0.4 and ratio >= 1.0
 
 
 def _row_not_kingdom(

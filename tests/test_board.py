@@ -397,3 +397,15 @@ def test_dim_kingdom_with_seams_clear_one_way_only_is_found(shared_data: Path) -
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+@pytest.mark.parametrize("seed", [5221, 6217, 7376])
+def test_edge_row_in_shadow_or_glare_completes_the_square(shared_data: Path, seed: int) -> None:
+    # The kingdom's edge row lies in shadow or glare, so the table colours in that
+    # light take it for table: the grid is found one row short of 5×5 and grows back.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    truth = next(k for k in scene.kingdoms if k.board == ("48" if seed == 5221 else "68"))
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
