@@ -12,9 +12,17 @@ import pytest
 
 from scorer import cli
 from scorer.board import BoardLocation
+from scorer.classify import classify_board
 from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, Cell, Kingdom, Terrain
-from scorer.pipeline import MIN_SQUARE_PX, STAGES, score_kingdom, score_photo, square_side_px
+from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, Terrain
+from scorer.pipeline import (
+    MIN_SQUARE_PX,
+    STAGES,
+    read_board,
+    score_kingdom,
+    score_photo,
+    square_side_px,
+)
 from scorer.scoring import Rules, score
 from scorer.synth import demo_board, make_scene
 
@@ -31,6 +39,54 @@ class CentreCastleModel:
         proba[middle] = 0.01
         proba[middle, ALL_CELLS.index(CASTLE)] = 0.9
         return proba / proba.sum(axis=1, keepdims=True)
+
+
+class FixedModel:
+    """A stand-in classifier: rows of plain wheat, forest and lake (as many as the tile set
+    holds), the castle in the middle, and a given chance of empty, square by square."""
+
+    def __init__(self, empty_chance: dict[tuple[int, int], float]) -> None:
+        self.empty_chance = empty_chance
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        proba = np.full((len(crops), len(ALL_CELLS)), 1e-6)
+        rows = (Terrain.WHEAT, Terrain.FOREST, Terrain.LAKE, Terrain.WHEAT, Terrain.FOREST)
+        for i in range(len(crops)):
+            proba[i, ALL_CELLS.index(Cell(rows[i // 5], 0))] = 1.0
+        proba[len(crops) // 2, ALL_CELLS.index(CASTLE)] = 2.0
+        for (r, c), chance in self.empty_chance.items():
+            proba[r * 5 + c, ALL_CELLS.index(EMPTY)] = chance
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("empty_chance", "seen_as", "read_as_empty"),
+    [
+        (0.05, "table", True),  # a doubtful square on bare table is empty
+        (1e-5, "table", False),  # a clear tile that looks like the table stays a tile
+        (0.05, "nothing", False),  # without what detection saw, the classifier decides
+        (0.9, "tile", False),  # a square seen covered by a tile is never empty
+    ],
+)
+@pytest.mark.parametrize("square", [(0, 1), (2, 2)])
+def test_read_board_weighs_what_detection_saw(
+    empty_chance: float, seen_as: str, read_as_empty: bool, square: tuple[int, int]
+) -> None:
+    read_as_empty = read_as_empty and square != (2, 2)  # the castle is never read as empty
+    location = BoardLocation(
+        np.array([[0, 0], [500, 0], [500, 500], [0, 500]], np.float64),
+        (5, 5),
+        empty=frozenset({square}) if seen_as == "table" else frozenset(),
+        tiles=frozenset({square}) if seen_as == "tile" else frozenset(),
+    )
+    board = np.zeros((500, 500, 3), np.uint8)
+    model = FixedModel({square: empty_chance})
+    prediction = read_board(board, location, model)  # type: ignore[arg-type]
+    assert (prediction.kingdom[square] == EMPTY) is read_as_empty
+    classifier_alone = classify_board(board, (5, 5), model)  # type: ignore[arg-type]
+    if prediction.kingdom[square] != classifier_alone.kingdom[square]:
+        assert square in prediction.doubtful
+    assert prediction.kingdom.castle == (2, 2)
 
 
 def test_score_photo_reports_each_kingdom_with_corners_confidence_and_timings() -> None:
