@@ -893,9 +893,8 @@ def _fit_extent(
         trimmed = _trim_to_square(lit, (r0, r1, c0, c1))
         changed = changed or trimmed != (r0, r1, c0, c1)
         r0, r1, c0, c1 = trimmed
-    to_square = _square_side(gradients, to_photo, (r0, r1, c0, c1), (tiles, lit), limit)
-    if to_square is not None:
-        r0, r1, c0, c1 = _move(r0, r1, c0, c1, to_square, +1)
+    for side in _square_sides(gradients, to_photo, (r0, r1, c0, c1), (tiles, lit), limit):
+        r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
         changed = True
     inner = tiles[r0 + 1 : r1 + 1, c0 + 1 : c1 + 1]
     empty = frozenset(
@@ -974,46 +973,48 @@ def _trim_to_square(
     return r0, r1, c0 + start, c0 + start + STANDARD_SIZE
 
 
-def _square_side(
+def _square_sides(
     gradients: tuple[np.ndarray, np.ndarray],
     to_photo: np.ndarray,
     extent: tuple[int, int, int, int],
     tileness: tuple[np.ndarray, np.ndarray],
     limit: int,
-) -> str | None:
-    """The side to grow by a row that makes the grid a whole kingdom's square, if any.
+) -> list[str]:
+    """The sides to grow by a row each that make the grid a whole kingdom's square.
 
     Kingdoms are squares of :data:`STANDARD_SIZE` or :data:`DUEL_SIZE`. A grid
-    one row short of one usually lost an edge row of squares that look like the
-    table (lake on a blue mat, swamp on wood), so the weaker evidence of
-    :func:`_square_row` suffices for the side across the short direction whose
-    outside squares are more tile-like. A kingdom that truly lacks a row has
-    bare table on both sides.
+    one row short of one, in one direction or in both, usually lost an edge row
+    of squares that look like the table (lake on a blue mat, swamp on wood), so
+    the weaker evidence of :func:`_square_row` suffices for the side, across
+    each short direction, whose outside squares are more tile-like. A kingdom
+    that truly lacks a row has bare table on both sides.
     """
     r0, r1, c0, c1 = extent
     rows, cols = r1 - r0, c1 - c0
-    long_side = max(rows, cols)
-    if long_side not in (STANDARD_SIZE, DUEL_SIZE) or long_side > limit:
-        return None
-    if rows == long_side - 1 and cols == long_side:
-        sides = ("top", "bottom")
-    elif cols == long_side - 1 and rows == long_side:
-        sides = ("left", "right")
-    else:
-        return None
+    target = STANDARD_SIZE if max(rows, cols) <= STANDARD_SIZE else DUEL_SIZE
+    if target > limit or max(rows, cols) > target or min(rows, cols) < target - 1:
+        return []
+    directions = []
+    if rows == target - 1:
+        directions.append(("top", "bottom"))
+    if cols == target - 1:
+        directions.append(("left", "right"))
     tiles, lit = tileness
-    found = []
-    for side in sides:
-        outside, _, length = _side_cells(tiles, r0, r1, c0, c1, side)
-        lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
-        if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
-            found.append((float(np.nanmean(outside)), float(np.nanmean(lit_out)), side))
-    if not found:
-        return None
-    mean, lit_mean, side = max(found)
-    grown = _move(*extent, side, +1)
-    ratio = _edge_ratio(gradients, to_photo, grown, side)
-    return side if _square_row(mean, lit_mean, ratio) else None
+    grow = []
+    for sides in directions:
+        found = []
+        for side in sides:
+            outside, _, length = _side_cells(tiles, r0, r1, c0, c1, side)
+            lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
+            if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
+                found.append((float(np.nanmean(outside)), float(np.nanmean(lit_out)), side))
+        if not found:
+            continue
+        mean, lit_mean, side = max(found)
+        ratio = _edge_ratio(gradients, to_photo, _move(*extent, side, +1), side)
+        if _square_row(mean, lit_mean, ratio):
+            grow.append(side)
+    return grow
 
 
 def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:

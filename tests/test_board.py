@@ -409,3 +409,14 @@ def test_edge_row_in_shadow_or_glare_completes_the_square(shared_data: Path, see
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+def test_grid_one_row_short_both_ways_grows_to_five_by_five(shared_data: Path) -> None:
+    # Dark squares along two edges of a kingdom on carpet fall out of the tile mask: the
+    # grid is found 4×4 and grows a row and a column back.
+    scene = make_scene(6055, load_aau_boards(shared_data))
+    truth = next(k for k in scene.kingdoms if k.board == "64")
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
