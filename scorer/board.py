@@ -1204,6 +1204,14 @@ def _cell_tileness(dist: np.ndarray, quad: np.ndarray, rows: int, cols: int) -> 
     return out
 
 
+def _on_grid_canvas(work: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The inside of a quadrilateral of the work image, warped to the square grid canvas."""
+    canvas = _GRID_CANVAS
+    dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return np.asarray(cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR))
+
+
 def _locate(
     work: np.ndarray,
     quad: np.ndarray,
@@ -1212,10 +1220,7 @@ def _locate(
     require_grid: bool,
 ) -> BoardLocation | None:
     """Measure the grid inside one quadrilateral of the work image."""
-    canvas = _GRID_CANVAS
-    dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
-    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped = cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR)
+    warped = _on_grid_canvas(work, quad)
     cols, col_score = _seam_count(warped, axis=1, forced=grid)
     rows, row_score = _seam_count(warped, axis=0, forced=grid)
     score = min(col_score, row_score)
@@ -1233,10 +1238,7 @@ def _one_axis_clear(work: np.ndarray, location: BoardLocation) -> bool:
     """
     if location.score < _FAINT_SEAM_SCORE:
         return False
-    canvas = _GRID_CANVAS
-    dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
-    h = cv2.getPerspectiveTransform(location.corners.astype(np.float32), dst)
-    warped = cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR)
+    warped = _on_grid_canvas(work, location.corners)
     rows, cols = location.shape
     clearer = max(_seam_count(warped, 0, rows)[1], _seam_count(warped, 1, cols)[1])
     return clearer >= _ONE_AXIS_CLEAR
