@@ -129,13 +129,44 @@ def classify_board(
     crops = split_cells(board, shape)
     probabilities = model.predict_cell_proba(crops).reshape(*shape, len(ALL_CELLS))
     kingdom, confidence = decode(probabilities, ALL_CELLS, shape)
-    best = probabilities.argmax(axis=2)
-    doubtful = frozenset(
+    doubtful = doubtful_squares(kingdom, confidence, probabilities)
+    return BoardPrediction(kingdom, confidence, probabilities, ALL_CELLS, doubtful)
+
+
+def doubtful_squares(
+    kingdom: Kingdom, confidence: np.ndarray, probabilities: np.ndarray
+) -> frozenset[Position]:
+    """Squares a player should check: confidence below :data:`DOUBT_THRESHOLD`, or a label
+    other than the square's own most probable one (changed by the tile-set decoding).
+
+    Parameters
+    ----------
+    kingdom : Kingdom
+        The decoded grid.
+    confidence : numpy.ndarray
+        ``rows × cols`` probability of each square's decoded label.
+    probabilities : numpy.ndarray
+        ``rows × cols × len(ALL_CELLS)`` probabilities from the classifier.
+
+    Returns
+    -------
+    frozenset of Position
+
+    Examples
+    --------
+    >>> proba = np.full((1, 2, len(ALL_CELLS)), 0.01)
+    >>> proba[0, 0, ALL_CELLS.index(CASTLE)] = 0.9
+    >>> proba[0, 1, ALL_CELLS.index(EMPTY)] = 0.5
+    >>> kingdom, confidence = decode(proba, ALL_CELLS, (1, 2))
+    >>> sorted(doubtful_squares(kingdom, confidence, proba))
+    [(0, 1)]
+    """
+    best = probabilities.argmax(axis=-1)
+    return frozenset(
         pos
         for pos, cell in kingdom.cells()
         if confidence[pos] < DOUBT_THRESHOLD or ALL_CELLS[best[pos]] != cell
     )
-    return BoardPrediction(kingdom, confidence, probabilities, ALL_CELLS, doubtful)
 
 
 def decode(

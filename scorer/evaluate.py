@@ -30,7 +30,7 @@ from sklearn.model_selection import GroupKFold
 
 from scorer import datasets
 from scorer.cells import split_cells
-from scorer.classify import MODEL_DIR, CellClassifier, decode
+from scorer.classify import DOUBT_THRESHOLD, MODEL_DIR, CellClassifier, decode, doubtful_squares
 from scorer.kingdom import ALL_CELLS, Kingdom, Terrain
 from scorer.scoring import property_points
 from scorer.train import (
@@ -155,6 +155,10 @@ def format_report(result: dict[str, Any]) -> str:
         "",
         "Wrong squares: " + (", ".join(aau["mistakes"]) if aau["mistakes"] else "none"),
         "",
+        f"Squares flagged for the player to check (confidence under {DOUBT_THRESHOLD} or "
+        f"changed by decoding): {_pct(aau['flagged'])} of all squares, "
+        f"{aau['wrong_flagged']} of the {len(aau['mistakes'])} wrong ones.",
+        "",
         "## (b) phone-tiles, grouped by photo",
         "",
         f"{phone['squares']} crops: both {_pct(phone['both'])}, terrain {_pct(phone['terrain'])}, "
@@ -182,12 +186,14 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
     truth_tokens: list[str] = []
     exact_score = exact_grid = 0
     mistakes = []
-    offset = 0
+    offset = flagged = wrong_flagged = 0
     for board in boards:
         rows, cols = board.kingdom.shape
         p = proba[offset : offset + rows * cols]
         offset += rows * cols
-        kingdom, _ = decode(p, ALL_CELLS, (rows, cols))
+        kingdom, confidence = decode(p, ALL_CELLS, (rows, cols))
+        doubtful = doubtful_squares(kingdom, confidence, p.reshape(rows, cols, -1))
+        flagged += len(doubtful)
         exact_score += property_points(kingdom) == property_points(board.kingdom)
         exact_grid += kingdom == board.kingdom
         for (pos, true), (_, got) in zip(board.kingdom.cells(), kingdom.cells(), strict=True):
@@ -195,6 +201,7 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
             decoded_tokens.append(got.token)
             if true != got:
                 mistakes.append(f"board {board.name} {pos}: {true.token}→{got.token}")
+                wrong_flagged += pos in doubtful
     raw_tokens = [TOKENS[i] for i in proba.argmax(axis=1)]
     return {
         "boards": len(boards),
@@ -205,6 +212,8 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
         "boards_exact_grid": exact_grid / len(boards),
         "confusion": _confusion(truth_tokens, decoded_tokens),
         "mistakes": mistakes,
+        "flagged": flagged / max(len(truth_tokens), 1),
+        "wrong_flagged": wrong_flagged,
     }
 
 

@@ -19,12 +19,16 @@ def test_aau_figures_count_boards_and_mistakes() -> None:
     proba = np.full((4, len(tokens)), 0.001)
     for i, token in enumerate(["W1", "W0", "C", "L0"]):
         proba[i, tokens.index(token)] = 1.0
+    proba[3, tokens.index("L0")] = 0.6  # the wrong square is a close call: flagged
+    proba[3, tokens.index("F0")] = 0.4
     board = evaluate.datasets.Board("b", np.zeros((2, 2, 3), np.uint8), truth, "g")
     figures = evaluate._aau_figures([board], proba)
     assert figures["decoded"]["both"] == 0.75
     assert figures["boards_exact_grid"] == 0.0
     assert figures["boards_exact_score"] == 1.0  # both score 2: the wrong square has no crown
     assert figures["mistakes"] == ["board b (1, 1): F0→L0"]
+    assert figures["flagged"] == 0.25
+    assert figures["wrong_flagged"] == 1
 
 
 def test_report_quotes_every_summary_figure() -> None:
@@ -51,7 +55,9 @@ def test_report_quotes_every_summary_figure() -> None:
             "raw": accuracies,
             "decoded": accuracies,
             "confusion": confusion,
-            "mistakes": [],
+            "mistakes": ["board 1 (0, 0): W0→W1", "board 2 (1, 1): S1→S2"],
+            "flagged": 0.02,
+            "wrong_flagged": 1,
         },
         "phone": {
             "squares": 10,
@@ -69,3 +75,4 @@ def test_report_quotes_every_summary_figure() -> None:
     assert "49/49" in report
     assert "| **W0** |" in report
     assert report.count("| truth \\ predicted |") == 2  # aau-boards and phone-tiles
+    assert "2.00% of all squares, 1 of the 2 wrong ones" in report
