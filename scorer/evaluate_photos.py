@@ -57,6 +57,8 @@ class SceneResult:
     cells_correct: int = 0
     cells_correct_true_corners: int = 0
     square_px: float = 0.0
+    cells_flagged: int = 0
+    wrong_flagged: int = 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -188,12 +190,14 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
         if classify is not None:
             result.cells = truth.kingdom.height * truth.kingdom.width
             if ok and best is not None and result.shape_ok:
-                kingdom = classify(rectify(scene.image, best), best.shape, best)
-                result.cells_correct = best_rotation_matches(kingdom, truth.kingdom)
+                prediction = classify(rectify(scene.image, best), best.shape, best)
+                right, wrong_flagged = _matches_and_flags(prediction, truth.kingdom)
+                result.cells_correct, result.wrong_flagged = right, wrong_flagged
+                result.cells_flagged = len(prediction.doubtful)
             # The same scene read through the true corners: what the photo's light,
             # blur and noise cost the classifier, apart from detection.
             exact = BoardLocation(truth.corners, truth.shape)
-            kingdom = classify(rectify(scene.image, exact), truth.shape, exact)
+            kingdom = classify(rectify(scene.image, exact), truth.shape, exact).kingdom
             result.cells_correct_true_corners = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results
@@ -218,6 +222,22 @@ def best_rotation_matches(found: Kingdom, truth: Kingdom) -> int:
             best = max(best, same)
         candidate = candidate.rotate()
     return best
+
+
+def _matches_and_flags(prediction: Any, truth: Kingdom) -> tuple[int, int]:
+    """Squares right under the best of the four rotations, and how many of the wrong
+    ones the prediction flagged as doubtful."""
+    best = (-1, 0)
+    found, flags = prediction.kingdom, np.zeros(prediction.kingdom.shape, bool)
+    for pos in prediction.doubtful:
+        flags[pos] = True
+    for _ in range(4):
+        if found.shape == truth.shape:
+            wrong = [pos for pos, cell in truth.cells() if found[pos] != cell]
+            right = truth.height * truth.width - len(wrong)
+            best = max(best, (right, sum(bool(flags[pos]) for pos in wrong)))
+        found, flags = found.rotate(), np.rot90(flags, -1)
+    return max(best[0], 0), best[1]
 
 
 def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
@@ -249,8 +269,16 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
             100 * sum(r.cells_correct_true_corners for r in results) / cells, 2
         )
         read = [r for r in results if r.shape_ok]
+        read_cells = max(sum(r.cells for r in read), 1)
         summary["found_kingdoms_cell_accuracy_pct"] = round(
-            100 * sum(r.cells_correct for r in read) / max(sum(r.cells for r in read), 1), 2
+            100 * sum(r.cells_correct for r in read) / read_cells, 2
+        )
+        summary["found_kingdoms_flagged_pct"] = round(
+            100 * sum(r.cells_flagged for r in read) / read_cells, 2
+        )
+        wrong = sum(r.cells - r.cells_correct for r in read)
+        summary["found_kingdoms_wrong_flagged_pct"] = round(
+            100 * sum(r.wrong_flagged for r in read) / max(wrong, 1), 2
         )
     summary["by_square_size"] = _by_square_size(results)
     summary["missed"] = [
@@ -303,7 +331,8 @@ def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str,
         label = root / "mighty-duel" / "labels" / f"{path.stem}.txt"
         if classify is not None and label.exists() and len(locations) == 1:
             truth = Kingdom.parse(label.read_text(encoding="utf-8"))
-            kingdom = classify(rectify(image, locations[0]), locations[0].shape, locations[0])
+            location = locations[0]
+            kingdom = classify(rectify(image, location), location.shape, location).kingdom
             entry["squares_correct"] = best_rotation_matches(kingdom, truth)
             entry["squares"] = truth.height * truth.width
         out["photos"][path.stem] = entry
@@ -332,6 +361,12 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(
             f"- square accuracy within the kingdoms found: {s['found_kingdoms_cell_accuracy_pct']}%"
         )
+        if "found_kingdoms_flagged_pct" in s:
+            lines.append(
+                "- squares flagged for the player to check, within the kingdoms found: "
+                f"{s['found_kingdoms_flagged_pct']}% of all, "
+                f"{s['found_kingdoms_wrong_flagged_pct']}% of the wrong ones"
+            )
         if "true_corners_cell_accuracy_pct" in s:
             lines.append(
                 "- square accuracy read through the true corners (no detection error): "
@@ -404,23 +439,29 @@ def _notes(classify: Any, held_out: bool) -> list[str]:
 
 
 def _classifier(disabled: bool, path: str | None) -> Any:
-    """A function (board image, shape) → Kingdom, or None when no model is available."""
+    """A reader (see :func:`_reader`) of the model at ``path`` (default: the committed one),
+    or None when no model is available."""
     if disabled:
         return None
     try:
         from scorer.classify import load_model
-        from scorer.pipeline import read_board
 
         model = load_model(path)
     except (ModelFileError, ImportError, OSError) as err:
         print(f"note: no square classifier ({err}); measuring detection only", file=sys.stderr)
         return None
+    return _reader(model)
+
+
+def _reader(model: Any) -> Any:
+    """A function (board image, shape, location) → the pipeline's ``BoardPrediction``."""
+    from scorer.pipeline import read_board
 
     def read(
         board: np.ndarray, shape: tuple[int, int], location: BoardLocation | None = None
-    ) -> Kingdom:
+    ) -> Any:
         where = location or BoardLocation(np.zeros((4, 2)), shape)
-        return read_board(board, where, model).kingdom
+        return read_board(board, where, model)
 
     return read
 
@@ -435,7 +476,7 @@ def _original_accuracy(
     for r in results:
         b = by_name[r.board]
         if r.board not in matches:
-            kingdom = reader_of[r.board](b.image, b.kingdom.shape)
+            kingdom = reader_of[r.board](b.image, b.kingdom.shape).kingdom
             matches[r.board] = best_rotation_matches(kingdom, b.kingdom)
         correct += matches[r.board]
         total += b.kingdom.height * b.kingdom.width
@@ -450,7 +491,6 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     """
     from dataclasses import fields
 
-    from scorer.pipeline import read_board
     from scorer.train import JITTERED_VIEWS, FeatureSet, collect_tiles, featurize, fit_model
 
     print("training two held-out classifiers (a few minutes)...", file=sys.stderr)
@@ -465,16 +505,7 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
             **{fl.name: getattr(features, fl.name)[keep] for fl in fields(features)}
         )
         model = fit_model(subset, seed=0)
-
-        def read(
-            board: np.ndarray,
-            shape: tuple[int, int],
-            location: BoardLocation | None = None,
-            model: Any = model,
-        ) -> Kingdom:
-            where = location or BoardLocation(np.zeros((4, 2)), shape)
-            return read_board(board, where, model).kingdom
-
+        read = _reader(model)
         folds.append(([b for b in boards if b.group in held], read))
     return folds
 

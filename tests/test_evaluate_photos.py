@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorer.evaluate_photos import SceneResult, corner_error, format_report, summarise
+from scorer.classify import BoardPrediction
+from scorer.evaluate_photos import (
+    SceneResult,
+    _matches_and_flags,
+    corner_error,
+    format_report,
+    summarise,
+)
+from scorer.kingdom import ALL_CELLS, Kingdom
 
 
 def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResult:
@@ -62,3 +70,30 @@ def test_corner_error_ignores_where_the_corner_list_starts(shift: int) -> None:
     truth = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
     found = np.roll(truth, shift, axis=0) + 1.0
     assert corner_error(found, truth) == pytest.approx(np.sqrt(2))
+
+
+def test_summary_counts_the_wrong_squares_flagged_in_found_kingdoms() -> None:
+    results = [_result(1, True, 60.0, 20), _result(2, True, 60.0, 25), _result(3, False, 60.0, 0)]
+    results[0].cells_flagged, results[0].wrong_flagged = 6, 4
+    results[1].cells_flagged = 2
+    summary = summarise(results)
+    assert summary["found_kingdoms_flagged_pct"] == 16.0  # 8 of 50 squares read
+    assert summary["found_kingdoms_wrong_flagged_pct"] == 80.0  # 4 of 5 wrong squares
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_flags_follow_the_best_rotation(turns: int) -> None:
+    truth = Kingdom.parse("W0 F0 L0\nG0 C S0\nM0 W1 F1")
+    read = Kingdom.parse("W0 F0 L0\nG0 C S0\nM0 W0 F0")  # two crowns missed
+    doubtful = {(2, 1)}  # one of them flagged
+    for _ in range(turns):  # the same reading, photographed turned
+        read = read.rotate()
+        doubtful = {(c, read.height - 1 - r) for r, c in doubtful}
+    prediction = BoardPrediction(
+        read,
+        np.ones(read.shape),
+        np.zeros((*read.shape, len(ALL_CELLS))),
+        ALL_CELLS,
+        frozenset(doubtful),
+    )
+    assert _matches_and_flags(prediction, truth) == (7, 1)
