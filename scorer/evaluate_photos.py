@@ -30,7 +30,7 @@ import numpy as np
 from scorer.board import BoardLocation, find_kingdoms, rectify
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.kingdom import Kingdom
+from scorer.kingdom import Kingdom, Position
 from scorer.pipeline import square_side_px
 from scorer.synth import Scene, make_scene
 
@@ -191,7 +191,9 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
             result.cells = truth.kingdom.height * truth.kingdom.width
             if ok and best is not None and result.shape_ok:
                 prediction = classify(rectify(scene.image, best), best.shape, best)
-                right, wrong_flagged = _matches_and_flags(prediction, truth.kingdom)
+                right, wrong_flagged = _rotation_matches(
+                    prediction.kingdom, truth.kingdom, prediction.doubtful
+                )
                 result.cells_correct, result.wrong_flagged = right, wrong_flagged
                 result.cells_flagged = len(prediction.doubtful)
             # The same scene read through the true corners: what the photo's light,
@@ -214,22 +216,17 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
 
 def best_rotation_matches(found: Kingdom, truth: Kingdom) -> int:
     """Squares equal between two kingdoms under the best of the four rotations."""
-    best = 0
-    candidate = found
-    for _ in range(4):
-        if candidate.shape == truth.shape:
-            same = sum(candidate[p] == c for p, c in truth.cells())
-            best = max(best, same)
-        candidate = candidate.rotate()
-    return best
+    return _rotation_matches(found, truth)[0]
 
 
-def _matches_and_flags(prediction: Any, truth: Kingdom) -> tuple[int, int]:
-    """Squares right under the best of the four rotations, and how many of the wrong
-    ones the prediction flagged as doubtful."""
-    best = (-1, 0)
-    found, flags = prediction.kingdom, np.zeros(prediction.kingdom.shape, bool)
-    for pos in prediction.doubtful:
+def _rotation_matches(
+    found: Kingdom, truth: Kingdom, flagged: frozenset[Position] = frozenset()
+) -> tuple[int, int]:
+    """Squares right under the best of the four rotations of ``found``, and how many
+    of the wrong ones are among its ``flagged`` squares (turned with it)."""
+    best = (0, 0)
+    flags = np.zeros(found.shape, bool)
+    for pos in flagged:
         flags[pos] = True
     for _ in range(4):
         if found.shape == truth.shape:
@@ -237,7 +234,7 @@ def _matches_and_flags(prediction: Any, truth: Kingdom) -> tuple[int, int]:
             right = truth.height * truth.width - len(wrong)
             best = max(best, (right, sum(bool(flags[pos]) for pos in wrong)))
         found, flags = found.rotate(), np.rot90(flags, -1)
-    return max(best[0], 0), best[1]
+    return best
 
 
 def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
@@ -277,8 +274,8 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
             100 * sum(r.cells_flagged for r in read) / read_cells, 2
         )
         wrong = sum(r.cells - r.cells_correct for r in read)
-        summary["found_kingdoms_wrong_flagged_pct"] = round(
-            100 * sum(r.wrong_flagged for r in read) / max(wrong, 1), 2
+        summary["found_kingdoms_wrong_flagged_pct"] = (
+            round(100 * sum(r.wrong_flagged for r in read) / wrong, 2) if wrong else None
         )
     summary["by_square_size"] = _by_square_size(results)
     summary["missed"] = [
@@ -362,10 +359,11 @@ def format_report(report: dict[str, Any]) -> str:
             f"- square accuracy within the kingdoms found: {s['found_kingdoms_cell_accuracy_pct']}%"
         )
         if "found_kingdoms_flagged_pct" in s:
+            caught = s["found_kingdoms_wrong_flagged_pct"]
             lines.append(
                 "- squares flagged for the player to check, within the kingdoms found: "
                 f"{s['found_kingdoms_flagged_pct']}% of all, "
-                f"{s['found_kingdoms_wrong_flagged_pct']}% of the wrong ones"
+                + ("no square wrong" if caught is None else f"{caught}% of the wrong ones")
             )
         if "true_corners_cell_accuracy_pct" in s:
             lines.append(

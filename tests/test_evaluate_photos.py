@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorer.classify import BoardPrediction
 from scorer.evaluate_photos import (
     SceneResult,
-    _matches_and_flags,
+    _rotation_matches,
     corner_error,
     format_report,
     summarise,
 )
-from scorer.kingdom import ALL_CELLS, Kingdom
+from scorer.kingdom import Kingdom
 
 
 def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResult:
@@ -79,6 +78,7 @@ def test_summary_counts_the_wrong_squares_flagged_in_found_kingdoms() -> None:
     summary = summarise(results)
     assert summary["found_kingdoms_flagged_pct"] == 16.0  # 8 of 50 squares read
     assert summary["found_kingdoms_wrong_flagged_pct"] == 80.0  # 4 of 5 wrong squares
+    assert summarise([_result(1, True, 60.0, 25)])["found_kingdoms_wrong_flagged_pct"] is None
 
 
 @pytest.mark.parametrize("turns", [0, 1, 2, 3])
@@ -89,11 +89,4 @@ def test_flags_follow_the_best_rotation(turns: int) -> None:
     for _ in range(turns):  # the same reading, photographed turned
         read = read.rotate()
         doubtful = {(c, read.height - 1 - r) for r, c in doubtful}
-    prediction = BoardPrediction(
-        read,
-        np.ones(read.shape),
-        np.zeros((*read.shape, len(ALL_CELLS))),
-        ALL_CELLS,
-        frozenset(doubtful),
-    )
-    assert _matches_and_flags(prediction, truth) == (7, 1)
+    assert _rotation_matches(read, truth, frozenset(doubtful)) == (7, 1)
