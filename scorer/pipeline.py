@@ -18,7 +18,13 @@ import numpy as np
 
 from scorer import board as board_module
 from scorer.board import BoardLocation, find_kingdoms, rectify
-from scorer.classify import BoardPrediction, CellClassifier, classify_board, decode
+from scorer.classify import (
+    BoardPrediction,
+    CellClassifier,
+    classify_board,
+    decode,
+    doubtful_squares,
+)
 from scorer.kingdom import CASTLE, EMPTY, Kingdom, Position
 from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 
@@ -195,8 +201,10 @@ def _with_what_detection_saw(
     A square clearly covered by a tile (``location.tiles``) is never read as
     empty. For a square that looks like the bare table around the kingdom
     (``location.empty``), the odds of empty are multiplied by
-    :data:`TABLE_EMPTY_ODDS`, unless the classifier reads it as the castle. A
-    square whose reading either rule changes is flagged as doubtful.
+    :data:`TABLE_EMPTY_ODDS`, unless the classifier reads it as the castle. The
+    doubtful squares are those of the new decoding
+    (:func:`scorer.classify.doubtful_squares`) and every square whose reading
+    either rule changed.
     """
     k = prediction.classes.index(EMPTY)
     proba = prediction.probabilities.copy()
@@ -220,7 +228,7 @@ def _with_what_detection_saw(
         kingdom=kingdom,
         confidence=confidence,
         probabilities=proba,
-        doubtful=prediction.doubtful | changed,
+        doubtful=doubtful_squares(kingdom, confidence, proba) | changed,
     )
 
 
