@@ -27,7 +27,8 @@ import numpy as np
 
 from scorer import datasets
 from scorer.cells import cells_features, split_cells
-from scorer.classify import CellClassifier, classify_board, decode, load_model
+from scorer.classify import CellClassifier, classify_board, load_model
+from scorer.decoding import decode
 from scorer.kingdom import ALL_CELLS
 
 TARGET_MS: Final = 100.0

@@ -1,9 +1,10 @@
-"""The trained square classifier and the tile-set-aware decoding of a kingdom.
+"""The trained square classifier.
 
 :func:`classify_board` is the entry point: it cuts a rectified board into its
 squares, gives every square a probability for each of the 18 cell values
 (16 (terrain, crowns) pairs, castle, empty), and decodes the whole grid at
-once so that the result is a kingdom the 48 dominoes can build: no impossible
+once with :func:`scorer.decoding.decode`, so that the result is a kingdom the
+48 dominoes can build: squares paired into dominoes of the set, no impossible
 pair, never more of a pair than the tile set holds, exactly one castle.
 
 The model is a :class:`CellClassifier` saved with ``skops`` (no unpickling of
@@ -23,7 +24,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
@@ -34,8 +34,9 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from scorer.cells import FEATURE_VERSION, cells_features, split_cells
+from scorer.decoding import decode
 from scorer.errors import ModelFileError
-from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Position, tileset_counts
+from scorer.kingdom import ALL_CELLS, Cell, Kingdom, Position
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[1] / "models"
 """The committed model's folder, found from the package so it works from any checkout."""
@@ -154,6 +155,7 @@ def doubtful_squares(
 
     Examples
     --------
+    >>> from scorer.kingdom import CASTLE, EMPTY
     >>> proba = np.full((1, 2, len(ALL_CELLS)), 0.01)
     >>> proba[0, 0, ALL_CELLS.index(CASTLE)] = 0.9
     >>> proba[0, 1, ALL_CELLS.index(EMPTY)] = 0.5
@@ -167,56 +169,6 @@ def doubtful_squares(
         for pos, cell in kingdom.cells()
         if confidence[pos] < DOUBT_THRESHOLD or ALL_CELLS[best[pos]] != cell
     )
-
-
-def decode(
-    probabilities: np.ndarray, classes: Sequence[Cell], shape: tuple[int, int]
-) -> tuple[Kingdom, np.ndarray]:
-    """Choose the most probable grid that the tile set can build.
-
-    The squares are assigned jointly to "slots": every (terrain, crowns) pair
-    as many times as the 48 dominoes hold it, one castle slot that must be used,
-    and enough empty slots. The cost of giving a square a slot is ``-log p``,
-    and :func:`scipy.optimize.linear_sum_assignment` finds the exact optimum, so
-    a square only moves off its best label when the set forces it, and then to
-    the next most probable one that fits.
-
-    Parameters
-    ----------
-    probabilities : numpy.ndarray
-        ``rows × cols × len(classes)`` (or ``rows*cols × len(classes)``) probabilities.
-    classes : sequence of Cell
-        The cell value of each entry along the last axis.
-    shape : tuple of int
-        ``(rows, cols)`` of the grid.
-
-    Returns
-    -------
-    kingdom : Kingdom
-        The decoded grid.
-    confidence : numpy.ndarray
-        ``rows × cols`` probability of each square's decoded label.
-    """
-    rows, cols = shape
-    n = rows * cols
-    probs = np.asarray(probabilities, dtype=np.float64).reshape(n, len(classes))
-    index = {cell: i for i, cell in enumerate(classes)}
-    slot_cells = _slots(n)
-    cost = np.full((n, len(slot_cells)), -np.log(_EPS))
-    for j, cell in enumerate(slot_cells):
-        if cell in index:
-            cost[:, j] = -np.log(np.clip(probs[:, index[cell]], _EPS, 1.0))
-    castle_column = slot_cells.index(CASTLE)
-    cost[:, castle_column] -= 1e6  # the one castle slot is always used
-    row_ind, col_ind = linear_sum_assignment(cost)
-    chosen = [EMPTY] * n
-    for r, j in zip(row_ind, col_ind, strict=True):
-        chosen[r] = slot_cells[j]
-    confidence = np.array(
-        [probs[i, index[c]] if c in index else 0.0 for i, c in enumerate(chosen)]
-    ).reshape(rows, cols)
-    grid = [chosen[r * cols : (r + 1) * cols] for r in range(rows)]
-    return Kingdom.from_cells(grid), confidence
 
 
 class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
@@ -578,12 +530,3 @@ def _flat_trees(estimator: HistGradientBoostingClassifier) -> _FlatTrees:
 
 def _restore(reason: str) -> str:
     return f"{reason}. Restore it with `git checkout models/` or retrain with `make train`."
-
-
-@cache
-def _slots(n_cells: int) -> tuple[Cell, ...]:
-    counts = tileset_counts()
-    slots = [cell for cell in ALL_CELLS if cell in counts for _ in range(counts[cell])]
-    slots.append(CASTLE)
-    slots.extend([EMPTY] * n_cells)
-    return tuple(slots)

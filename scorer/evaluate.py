@@ -30,7 +30,8 @@ from sklearn.model_selection import GroupKFold
 
 from scorer import datasets
 from scorer.cells import split_cells
-from scorer.classify import DOUBT_THRESHOLD, MODEL_DIR, CellClassifier, decode, doubtful_squares
+from scorer.classify import DOUBT_THRESHOLD, MODEL_DIR, CellClassifier, doubtful_squares
+from scorer.decoding import decode
 from scorer.kingdom import ALL_CELLS, Kingdom, Terrain
 from scorer.scoring import property_points
 from scorer.train import (

@@ -22,9 +22,9 @@ from scorer.classify import (
     BoardPrediction,
     CellClassifier,
     classify_board,
-    decode,
     doubtful_squares,
 )
+from scorer.decoding import decode
 from scorer.kingdom import CASTLE, EMPTY, Kingdom, Position
 from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 

@@ -1,18 +1,14 @@
-"""Tests for scorer.classify: the classifier, its saved file and tile-set decoding."""
+"""Tests for scorer.classify: the classifier and its saved file."""
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from scorer import classify
 from scorer.cells import cell_features
@@ -21,12 +17,11 @@ from scorer.classify import (
     MODEL_FILE,
     CellClassifier,
     classify_board,
-    decode,
     load_model,
     save_model,
 )
 from scorer.errors import ModelFileError
-from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Terrain, tileset_counts
+from scorer.kingdom import ALL_CELLS
 
 
 def _fixture_crops(fixtures: Path) -> dict[str, list[np.ndarray]]:
@@ -164,78 +159,6 @@ def test_committed_model_refused_when_copied_with_wrong_hash(tmp_path: Path) -> 
     (tmp_path / METADATA_FILE).write_text(json.dumps({"sha256": "0" * 64}))
     with pytest.raises(ModelFileError):
         load_model(tmp_path)
-
-
-# --- decoding -----------------------------------------------------------------
-
-
-def _one_hot(tokens: list[str], sharp: float = 0.9) -> np.ndarray:
-    probs = np.full((len(tokens), len(ALL_CELLS)), (1 - sharp) / (len(ALL_CELLS) - 1))
-    for i, token in enumerate(tokens):
-        probs[i, [c.token for c in ALL_CELLS].index(token)] = sharp
-    return probs
-
-
-def test_decode_keeps_a_consistent_argmax() -> None:
-    tokens = ["G0", "L0", "F0", "W1", "C", "F0", "M2", "S0", "."]
-    kingdom, confidence = decode(_one_hot(tokens), ALL_CELLS, (3, 3))
-    assert [c.token for _, c in kingdom.cells()] == tokens
-    assert np.allclose(confidence, 0.9)
-
-
-def test_decode_moves_the_least_sure_square_of_an_over_used_pair() -> None:
-    # the set holds one M3; the less sure of two M3 squares takes its second choice, M2
-    probs = _one_hot(["M3", "M3", "C", "W0"])
-    probs[1] = 0.0
-    probs[1, [c.token for c in ALL_CELLS].index("M3")] = 0.6
-    probs[1, [c.token for c in ALL_CELLS].index("M2")] = 0.4
-    kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
-    assert [c.token for _, c in kingdom.cells()] == ["M3", "M2", "C", "W0"]
-
-
-def test_decode_makes_exactly_one_castle() -> None:
-    probs = _one_hot(["C", "C", "W0", "F0"])
-    probs[1, 0] = 0.05  # W0 is the second choice of square 1
-    kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
-    assert kingdom.castle == (0, 0)
-    kingdom, _ = decode(_one_hot(["W0", "F0", "L0", "G0"]), ALL_CELLS, (2, 2))
-    assert sum(c == CASTLE for _, c in kingdom.cells()) == 1
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    side=st.sampled_from([3, 5, 7]),
-    data=st.data(),
-)
-def test_decode_never_breaks_the_tile_set(side: int, data: st.DataObject) -> None:
-    raw = data.draw(
-        arrays(
-            np.float64,
-            (side * side, len(ALL_CELLS)),
-            elements=st.floats(0.0, 1.0, allow_nan=False, width=32),
-        )
-    )
-    probs = raw + 1e-6
-    probs /= probs.sum(axis=1, keepdims=True)
-    kingdom, confidence = decode(probs.reshape(side, side, -1), ALL_CELLS, (side, side))
-    counts = Counter(c for _, c in kingdom.cells())
-    assert counts[CASTLE] == 1
-    caps = tileset_counts()
-    for cell, n in counts.items():
-        assert cell in ALL_CELLS
-        if cell not in (CASTLE, EMPTY):
-            assert n <= caps[cell]
-    assert confidence.shape == (side, side)
-    assert ((confidence >= 0) & (confidence <= 1)).all()
-
-
-def test_decode_fills_a_duel_board_with_the_whole_set() -> None:
-    # 49 squares all most likely W0: only 26 W0 exist, the rest take other labels
-    probs = _one_hot(["W0"] * 49, sharp=0.5)
-    kingdom, _ = decode(probs, ALL_CELLS, (7, 7))
-    counts = Counter(c for _, c in kingdom.cells())
-    assert counts[Cell(Terrain.WHEAT, 0)] == tileset_counts()[Cell(Terrain.WHEAT, 0)]
-    assert counts[CASTLE] == 1
 
 
 @pytest.mark.parametrize("n_classes", [2, 5])

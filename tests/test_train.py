@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from scorer import datasets, train
-from scorer.classify import decode
 from scorer.datasets import Tile
+from scorer.decoding import decode
 from scorer.kingdom import ALL_CELLS, Cell
 
 
