@@ -197,7 +197,7 @@ def _solve(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> li
         bounds=Bounds(0, 1),
         options={"time_limit": TIME_LIMIT_S},
     )
-    if result.x is None:  # pragma: no cover - the programme always has a solution
+    if result.x is None:  # the programme always has a solution; this guards the solver
         return _assign(cost)
     chosen = [EMPTY] * n
     for column in np.flatnonzero(result.x > 0.5):

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from scorer import decoding
 from scorer.decoding import UNPAIRED_COST, decode
 from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Terrain, tileset_counts
 
@@ -160,3 +161,15 @@ def test_decode_fills_a_duel_board_with_the_whole_set() -> None:
     counts = Counter(c for _, c in kingdom.cells())
     assert counts[Cell(Terrain.WHEAT, 0)] <= tileset_counts()[Cell(Terrain.WHEAT, 0)]
     assert counts[CASTLE] == 1
+
+
+def test_decode_falls_back_to_counts_alone_without_a_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class NoSolution:
+        x = None
+
+    monkeypatch.setattr(decoding, "milp", lambda *args, **kwargs: NoSolution())
+    probs = _with(_one_hot(["M3", "M3", "C", "W0"]), 1, {"M3": 0.6, "M2": 0.4})
+    kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
+    assert _tokens(kingdom) == ["M3", "M2", "C", "W0"]
