@@ -71,6 +71,18 @@ _NEAR_CLEAREST: Final = 0.55
 _COVER_POWER: Final = 3
 """Weight of tile coverage against seam strength when an outline is chosen."""
 
+_IN_LINE_TILE: Final = 0.7
+"""Tile share above which a square of a sparse edge row is taken as tile."""
+
+_IN_LINE_TABLE: Final = 0.15
+"""Tile share under which a square of a sparse edge row is taken as bare table."""
+
+_IN_LINE_SHARP: Final = 0.4
+"""Share of the next grid line's edge strength that a sparse edge row's tile edges need."""
+
+_ABOVE_TABLE: Final = 1.5
+"""How much sharper than the grid line over bare table a sparse edge row's tile edges are."""
+
 
 @dataclass(frozen=True, eq=False)
 class BoardLocation:
@@ -935,14 +947,15 @@ def _row_beyond(
     grown = _move(*extent, side, +1)
     if np.nanmean(outside) >= 0.5 and _edge_ratio(gradients, to_photo, grown, side) >= 0.6:
         return True
-    if not strong.any():
-        return False
-    segments = _outer_segments(gradients, to_photo, grown, side)
-    current = _outer_segments(gradients, to_photo, extent, side)
-    sharp = segments >= 0.3 * float(np.median(current))
-    # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
-    whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
-    return int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any())
+    if strong.any():
+        segments = _outer_segments(gradients, to_photo, grown, side)
+        current = _outer_segments(gradients, to_photo, extent, side)
+        sharp = segments >= 0.3 * float(np.median(current))
+        # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
+        whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
+        if int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any()):
+            return True
+    return _row_in_line(gradients, to_photo, grown, side, outside)
 
 
 def _trim_to_square(
@@ -1053,7 +1066,10 @@ def _row_not_kingdom(
         or _edge_ratio(gradients, to_photo, extent, side) >= 0.8
     ):
         return False
-    return not _lone_square(gradients, to_photo, extent, side, edge)
+    return not (
+        _lone_square(gradients, to_photo, extent, side, edge)
+        or _row_in_line(gradients, to_photo, extent, side, edge)
+    )
 
 
 def _lone_square(
@@ -1074,6 +1090,60 @@ def _lone_square(
     outer = _outer_segments(gradients, to_photo, extent, side)
     inner = _outer_segments(gradients, to_photo, _move(*extent, side, -1), side)
     return bool(((edge > 0.97) & (outer >= 0.5 * float(np.median(inner)))).any())
+
+
+def _row_in_line(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+    edge: np.ndarray,
+) -> bool:
+    """Whether the edge row along one side holds tiles lying square on the grid, and bare table.
+
+    An edge row of an unfinished kingdom may hold only a few tiles, as pale or
+    dark as the table in some light. Each of its tile squares ends in a sharp edge along
+    the grid's outer line, and each run of them ends in a sharp edge along a
+    grid line across the row where bare table follows: the tiles line up with
+    the kingdom's columns. A loose domino lying near the kingdom is not in line
+    with them, and a strip of shadow or glare has soft edges.
+    """
+    edge = np.nan_to_num(edge, nan=0.5)
+    tile = edge > _IN_LINE_TILE
+    table = edge < _IN_LINE_TABLE
+    if not tile.any() or not table.any() or not (tile | table).all():
+        return False
+    inner = _outer_segments(gradients, to_photo, _move(*extent, side, -1), side)
+    outer = _outer_segments(gradients, to_photo, extent, side)
+    # Sharp against the grid line inside, and against the table's own texture.
+    sharp = max(
+        _IN_LINE_SHARP * float(np.median(inner)),
+        _ABOVE_TABLE * float(np.median(outer[table])),
+    )
+    across = _cross_segments(gradients, to_photo, extent, side)
+    before = np.concatenate([[True], table[:-1]])  # table (or the grid's end) before a square
+    after = np.concatenate([table[1:], [True]])
+    ends = np.where(before, across[:-1], np.inf), np.where(after, across[1:], np.inf)
+    return bool(np.all(~tile | ((outer >= sharp) & (ends[0] >= sharp) & (ends[1] >= sharp))))
+
+
+def _cross_segments(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    extent: tuple[int, int, int, int],
+    side: str,
+) -> np.ndarray:
+    """Edge strength of the grid lines across the edge row along one side, ends included."""
+    r0, r1, c0, c1 = extent
+    if side in ("top", "bottom"):
+        r = r0 if side == "top" else r1 - 1
+        ends = [((c, r), (c, r + 1)) for c in range(c0, c1 + 1)]
+    else:
+        c = c0 if side == "left" else c1 - 1
+        ends = [((c, r), (c + 1, r)) for r in range(r0, r1 + 1)]
+    pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), to_photo)
+    pts = pts.reshape(-1, 2, 2).astype(np.float64)
+    return np.array([_line_strength(gradients, a, b) for a, b in pts])
 
 
 def _outer_segments(

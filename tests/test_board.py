@@ -408,3 +408,22 @@ def test_hard_edges_still_give_one_five_by_five_kingdom(
         best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
         assert corner_error_any_order(best.corners, truth.corners) < 0.05
         assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+@pytest.mark.parametrize(
+    ("seed", "board", "shape"),
+    [(9110, "8", (5, 5)), (9275, "56", (5, 5)), (5153, "65", (5, 5))],
+)
+def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
+    shared_data: Path, seed: int, board: str, shape: tuple[int, int]
+) -> None:
+    # 9110: an edge column holding one pale square; 9275: an edge row holding three
+    # squares as brown as the wooden table. Their edges lie on the grid's lines, so
+    # they belong to the kingdom. 5153: a patch of glare beside a kingdom, its edges
+    # soft, is no column of it.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == board]
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == shape
