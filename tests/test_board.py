@@ -427,3 +427,13 @@ def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == shape
+
+
+def test_side_whose_edge_row_is_glare_does_not_grow_past_it(shared_data: Path) -> None:
+    # 9342: the outline takes in two rows of glare below a 4×5 kingdom, and a domino
+    # lies beyond them: the glare rows are dropped, not grown to reach the domino.
+    scene = make_scene(9342, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    (found,) = find_kingdoms(scene.image)
+    assert corner_error_any_order(found.corners, truth.corners) < 0.05
+    assert found.shape == (STANDARD_SIZE - 1, STANDARD_SIZE)
