@@ -36,7 +36,7 @@ from scorer.kingdom import (
     Position,
     Terrain,
 )
-from scorer.pipeline import STAGES, score_photo, small_squares_note
+from scorer.pipeline import STAGES, doubtful_hint, score_photo, small_squares_note
 from scorer.report import format_positions
 from scorer.scoring import (
     CROWNS_FIRST_NAME,
@@ -132,6 +132,7 @@ class FoundKingdom:
     corners: NDArray[Any] | None = None
     doubtful: frozenset[Position] = frozenset()
     square_px: float = 0.0
+    second_choices: tuple[tuple[Position, Cell], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -458,6 +459,7 @@ def _analyse_photo_cached(
                 corners=np.asarray(item.corners, dtype=np.float64) * scale,
                 doubtful=frozenset(item.doubtful),
                 square_px=item.square_px,
+                second_choices=tuple(sorted(item.second_choices.items())),
             )
         )
     timings = {k: float(v) for k, v in report.timings.items() if k in STAGES}
@@ -751,6 +753,16 @@ def _kingdom_picture(entry: Entry) -> None:
         st.error(f"That change would not make a kingdom: {error}.")
 
 
+def _doubtful_words(entry: Entry, doubtful: set[Position]) -> str:
+    """The doubtful squares in words, with the likeliest other reading where known."""
+    choices = {pos: other for pos, other in entry.found.second_choices if pos in doubtful}
+    unknown = sorted(doubtful - set(choices))
+    parts = [doubtful_hint(entry.kingdom, choices)] if choices else []
+    if unknown:
+        parts.append(format_positions(unknown))
+    return ", ".join(parts)
+
+
 def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     b = entry.breakdown
     rows = [
@@ -805,7 +817,7 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     if doubtful:
         st.warning(
             f"🔍 Check {len(doubtful)} doubtful square{'s' if len(doubtful) != 1 else ''} "
-            f"(magenta frame): {format_positions(sorted(doubtful))}."
+            f"(magenta frame): {_doubtful_words(entry, doubtful)}."
         )
     for v in entry.violations:
         st.warning(

@@ -107,6 +107,29 @@ class BoardPrediction:
     classes: tuple[Cell, ...]
     doubtful: frozenset[Position]
 
+    def runner_up(self, pos: Position) -> Cell:
+        """The most probable reading of a square other than the decoded one.
+
+        For a doubtful square this is what the player most likely needs instead.
+
+        Parameters
+        ----------
+        pos : Position
+            ``(row, column)`` of the square.
+
+        Returns
+        -------
+        Cell
+        """
+        order = np.argsort(-np.asarray(self.probabilities[pos]), kind="stable")
+        chosen = self.kingdom[pos]
+        others: list[Cell] = [self.classes[int(i)] for i in order if self.classes[int(i)] != chosen]
+        return others[0]
+
+    def second_choices(self) -> dict[Position, Cell]:
+        """:meth:`runner_up` of every doubtful square, in reading order."""
+        return {pos: self.runner_up(pos) for pos in sorted(self.doubtful)}
+
 
 def classify_board(
     board: np.ndarray, shape: tuple[int, int], model: CellClassifier | None = None

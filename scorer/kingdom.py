@@ -38,6 +38,15 @@ Position = tuple[int, int]
 """A square's ``(row, column)``; row 0 is the top, column 0 the left."""
 
 
+def position_name(pos: Position) -> str:
+    """A square's position as a player says it, counting from 1.
+
+    >>> position_name((0, 2))
+    'row 1 column 3'
+    """
+    return f"row {pos[0] + 1} column {pos[1] + 1}"
+
+
 class Terrain(enum.Enum):
     """What a square shows: one of six terrains, the castle, or nothing."""
 

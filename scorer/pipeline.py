@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -25,7 +25,7 @@ from scorer.classify import (
     doubtful_squares,
 )
 from scorer.decoding import decode
-from scorer.kingdom import CASTLE, EMPTY, Kingdom, Position
+from scorer.kingdom import CASTLE, EMPTY, Cell, Kingdom, Position, position_name
 from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 
 STAGES = ("detect", "rectify", "classify", "score")
@@ -99,6 +99,11 @@ class KingdomReport:
     def doubtful(self) -> frozenset[Position]:
         """Squares the player should check."""
         return self.prediction.doubtful
+
+    @property
+    def second_choices(self) -> dict[Position, Cell]:
+        """For each doubtful square, its most probable other reading."""
+        return self.prediction.second_choices()
 
     @property
     def square_px(self) -> float:
@@ -318,5 +323,34 @@ def _warnings(location: BoardLocation, prediction: BoardPrediction) -> tuple[str
         notes.append(small)
     if prediction.doubtful:
         n = len(prediction.doubtful)
-        notes.append(f"{n} square{'s' if n != 1 else ''} read with low confidence: please check")
+        notes.append(
+            f"{n} square{'s' if n != 1 else ''} read with low confidence, please check: "
+            + doubtful_hint(prediction.kingdom, prediction.second_choices())
+        )
     return tuple(notes)
+
+
+def doubtful_hint(kingdom: Kingdom, second_choices: Mapping[Position, Cell]) -> str:
+    """Doubtful squares in words, each with its reading and the likeliest other one.
+
+    Parameters
+    ----------
+    kingdom : Kingdom
+        The kingdom as read.
+    second_choices : mapping of Position to Cell
+        For each doubtful square, the most probable other reading.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> k = Kingdom.parse("M2 W0 C")
+    >>> doubtful_hint(k, {(0, 0): Cell.parse("M1")})
+    'row 1 column 1 (read M2, perhaps M1)'
+    """
+    return ", ".join(
+        f"{position_name(pos)} (read {kingdom[pos].token}, perhaps {other.token})"
+        for pos, other in sorted(second_choices.items())
+    )

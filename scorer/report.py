@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scorer.kingdom import Kingdom, Position
+from scorer.kingdom import Kingdom, Position, position_name
 from scorer.scoring import (
     CROWNS_FIRST_NAME,
     HARMONY_BONUS,
@@ -148,7 +148,7 @@ def format_violation(violation: Violation) -> str:
 
 def format_positions(positions: Sequence[Position]) -> str:
     """Return squares as readable 1-based ``row R column C`` words."""
-    return ", ".join(f"row {r + 1} column {c + 1}" for r, c in positions)
+    return ", ".join(position_name(pos) for pos in positions)
 
 
 def format_ranking(ranking: Ranking) -> str:

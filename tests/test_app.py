@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.kingdom import Kingdom
+from scorer.kingdom import Cell, Kingdom
 from scorer.scoring import Rules, score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,6 +225,7 @@ def _fake_report(
         board=np.full((300, 300, 3), 128, np.uint8),
         corners=corners,
         doubtful=frozenset({(0, 0)}),
+        second_choices={(0, 0): Cell.parse("W1")},
         score=score(kingdom),
         square_px=square_px,
     )
@@ -271,7 +272,8 @@ def test_photo_without_a_board_offers_the_corners_and_scores_after_them(
     assert not at.exception
     assert [int(m.value) for m in at.metric] == [score(Kingdom.parse(PHOTO_GRID)).total]
     assert fake_recogniser[-1] is not None
-    assert any("doubtful square" in w and "row 1 column 1" in w for w in _texts(at.warning))
+    hint = f"row 1 column 1 (read {Kingdom.parse(PHOTO_GRID)[(0, 0)].token}, perhaps W1)"
+    assert any("doubtful square" in w and hint in w for w in _texts(at.warning)), _texts(at.warning)
 
 
 def test_order_corners_starts_top_left_and_goes_clockwise() -> None:

@@ -15,13 +15,14 @@ from scorer.cells import cell_features
 from scorer.classify import (
     METADATA_FILE,
     MODEL_FILE,
+    BoardPrediction,
     CellClassifier,
     classify_board,
     load_model,
     save_model,
 )
 from scorer.errors import ModelFileError
-from scorer.kingdom import ALL_CELLS
+from scorer.kingdom import ALL_CELLS, Cell, Kingdom
 
 
 def _fixture_crops(fixtures: Path) -> dict[str, list[np.ndarray]]:
@@ -187,3 +188,15 @@ def test_blended_model_saves_loads_and_mixes_both_learners(tmp_path: Path) -> No
     assert np.allclose(load_model(tmp_path).predict_proba(X[:5]), model.predict_proba(X[:5]))
     with pytest.raises(ValueError, match="blend_weight"):
         CellClassifier(blend_weight=1.0).fit(X, y)
+
+
+def test_runner_up_is_the_likeliest_reading_other_than_the_decoded_one() -> None:
+    proba = np.full((1, 3, len(ALL_CELLS)), 0.01)
+    w0, w1, m0 = (ALL_CELLS.index(Cell.parse(t)) for t in ("W0", "W1", "M0"))
+    proba[0, 0, [w0, w1]] = 0.5, 0.3
+    proba[0, 1, m0] = 0.9
+    decoded = Kingdom.parse("W1 M0 C")  # decoding moved square (0, 0) off its best label
+    prediction = BoardPrediction(decoded, np.ones((1, 2)), proba, ALL_CELLS, frozenset({(0, 0)}))
+    assert prediction.runner_up((0, 0)) == Cell.parse("W0")
+    assert prediction.runner_up((0, 1)) != Cell.parse("M0")
+    assert prediction.second_choices() == {(0, 0): Cell.parse("W0")}

@@ -63,7 +63,7 @@ class FixedModel:
     ("empty_chance", "seen_as", "read_as_empty"),
     [
         (0.05, "table", True),  # a doubtful square on bare table is empty
-        (1e-5, "table", False),  # a clear tile that looks like the table stays a tile
+        (1e-7, "table", False),  # a clear tile that looks like the table stays a tile
         (0.05, "nothing", False),  # without what detection saw, the classifier decides
         (0.9, "tile", False),  # a square seen covered by a tile is never empty
     ],
@@ -193,3 +193,17 @@ def test_command_line_notes_a_photo_whose_squares_are_small(
     assert any("pixels across" in n for n in kingdom["notes"]) is noted
     assert cli.main([str(path), "--grid", "7"]) == 0
     assert ("note: the squares are only" in capsys.readouterr().out) is noted
+
+
+def test_score_kingdom_warning_names_each_doubtful_square_and_its_other_reading() -> None:
+    corners = [[0, 0], [499, 0], [499, 499], [0, 499]]
+    model = FixedModel({(0, 1): 0.45})
+    image = np.zeros((500, 500, 3), np.uint8)
+    photo = score_photo(image, Rules(), corners=corners, grid=5, model=model)  # type: ignore[arg-type]
+    (report,) = photo.kingdoms
+    assert (0, 1) in report.doubtful
+    assert report.second_choices[(0, 1)] in (EMPTY, Cell(Terrain.WHEAT, 0))
+    assert report.second_choices[(0, 1)] != report.kingdom[(0, 1)]
+    (warning,) = [w for w in report.warnings if "low confidence" in w]
+    other = report.second_choices[(0, 1)].token
+    assert f"row 1 column 2 (read {report.kingdom[(0, 1)].token}, perhaps {other})" in warning
