@@ -163,7 +163,8 @@ def _read_grid(path: Path) -> Kingdom:
 
 
 def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
-    """Score the kingdoms in a photo: kingdom dictionaries plus ``corners`` and ``confidence``."""
+    """Score the kingdoms in a photo: kingdom dictionaries plus ``corners``, ``confidence``
+    and the ``doubtful`` squares with their likeliest other reading."""
     try:
         imageio: Any = importlib.import_module("scorer.imageio")
         pipeline: Any = importlib.import_module("scorer.pipeline")
@@ -177,6 +178,10 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
             **kingdom_result(found.kingdom, rules),
             "corners": [list(map(float, p)) for p in found.corners],
             "confidence": found.confidence,
+            "doubtful": [
+                {"square": [r, c], "read": found.kingdom[(r, c)].token, "perhaps": other.token}
+                for (r, c), other in sorted(found.second_choices.items())
+            ],
             "notes": list(found.warnings),
         }
         for found in photo.kingdoms

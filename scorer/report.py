@@ -1,7 +1,8 @@
 """Render scores as plain data (for ``--json`` and the app) and as readable text.
 
 The dictionaries here are the JSON the command line prints, which other tools
-read; photo results add keys (``corners``, ``confidence``) and keep these::
+read; photo results add keys (``corners``, ``confidence``, ``doubtful``, ``notes``)
+and keep these::
 
     {"grid": ["G0 L0 F0 F0 F0", ...],
      "score": {"total": 51, "properties": 36, "harmony": 5, "middle_kingdom": 10},

@@ -177,6 +177,10 @@ def test_command_line_scores_a_photo_as_json(
     assert code == 0
     text = json.dumps(out)
     assert '"corners"' in text and '"confidence"' in text and '"grid"' in text
+    (kingdom,) = out["results"][0]["kingdoms"]
+    for doubt in kingdom["doubtful"]:
+        r, c = doubt["square"]
+        assert kingdom["grid"][r].split()[c] == doubt["read"] != doubt["perhaps"]
 
 
 @pytest.mark.parametrize(("scale", "noted"), [(1.0, False), (0.3, True)])
