@@ -45,7 +45,10 @@ CANDIDATES: Final = 6
 
 CANDIDATE_MARGIN: Final = 8.0
 """... and of those, only labels at most this much costlier than the square's best
-label (a probability ratio of about 3000), plus its best tile label."""
+label (a probability ratio of about 3000), plus its best tile label. Pairing can
+never pay for more than twice :data:`UNPAIRED_COST` (the square and one neighbour
+both paired), so this prunes nothing that pairing could choose; only the tile-set
+counts could, on a grid of many look-alike squares."""
 
 TIME_LIMIT_S: Final = 5.0
 """Cap on the solver's time; the problem is tiny, so this only guards odd inputs."""

@@ -173,3 +173,8 @@ def test_decode_falls_back_to_counts_alone_without_a_solution(
     probs = _with(_one_hot(["M3", "M3", "C", "W0"]), 1, {"M3": 0.6, "M2": 0.4})
     kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
     assert _tokens(kingdom) == ["M3", "M2", "C", "W0"]
+
+
+def test_candidate_pruning_keeps_every_label_pairing_could_choose() -> None:
+    # relabelling a square can save at most two unpaired costs (it and one neighbour)
+    assert decoding.CANDIDATE_MARGIN > 2 * UNPAIRED_COST
