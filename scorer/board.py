@@ -80,6 +80,9 @@ _IN_LINE_TABLE: Final = 0.15
 _IN_LINE_SHARP: Final = 0.4
 """Share of the next grid line's edge strength that a sparse edge row's tile edges need."""
 
+_TEXTURE_RATIO: Final = 0.8
+"""Edge strength a square further out, against a row's outer edge, that shows table texture."""
+
 _ABOVE_TABLE: Final = 1.5
 """How much sharper than the grid line over bare table a sparse edge row's tile edges are."""
 
@@ -938,15 +941,21 @@ def _row_beyond(
 
     They are when they are tiles apart from the table in any light; when two or
     more are, or one wholly is, each ending in a sharp edge (a row with squares
-    missing); or when they are darker tiles, hard to tell from the table by
-    colour, whose row ends in a sharp straight edge.
+    missing); when they are darker tiles, hard to tell from the table by
+    colour, whose row ends in a sharp straight edge, not the table's texture
+    (:func:`_table_texture`); or when they are tiles in line with the grid
+    (:func:`_row_in_line`).
     """
     known = ~np.isnan(outside)
     strong = (np.nan_to_num(outside) > 0.9) & (np.nan_to_num(lit_out) > 0.5)
     if strong[known].mean() >= 0.8 and (lit_out[known] > 0.5).mean() >= 0.6:
         return True
     grown = _move(*extent, side, +1)
-    if np.nanmean(outside) >= 0.5 and _edge_ratio(gradients, to_photo, grown, side) >= 0.6:
+    if (
+        np.nanmean(outside) >= 0.5
+        and _edge_ratio(gradients, to_photo, grown, side) >= 0.6
+        and not _table_texture(gradients, to_photo, grown, side, lit_out)
+    ):
         return True
     if strong.any():
         segments = _outer_segments(gradients, to_photo, grown, side)
@@ -957,6 +966,25 @@ def _row_beyond(
         if int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any()):
             return True
     return _row_in_line(gradients, to_photo, grown, side, outside)
+
+
+def _table_texture(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    grown: tuple[int, int, int, int],
+    side: str,
+    lit_out: np.ndarray,
+) -> bool:
+    """Whether a row that is tile by colour only ends in no more than the table's texture.
+
+    In shadow a patterned table (a cutting mat's printed lines) looks like dark
+    tiles by colour and shows sharp lines; a square further out they are as
+    sharp, where a real row's edge stands out above the table beyond it.
+    """
+    if np.nanmax(lit_out) >= 0.15:
+        return False
+    further = _edge_ratio(gradients, to_photo, _move(*grown, side, +1), side)
+    return further >= _TEXTURE_RATIO
 
 
 def _trim_to_square(
@@ -1056,7 +1084,8 @@ def _row_not_kingdom(
     """Whether the edge row along one side is table, shadow or glare, not the kingdom's.
 
     It is when no square of it is a tile; or, unless it holds a lone square
-    (:func:`_lone_square`), when no square is a tile once shadow and glare count
+    (:func:`_lone_square`) or tiles in line with the grid (:func:`_row_in_line`),
+    when no square is a tile once shadow and glare count
     as table, or when no square is a tile in any light and the row does not end
     in a sharp outer edge.
     """

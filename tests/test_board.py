@@ -437,3 +437,16 @@ def test_side_whose_edge_row_is_glare_does_not_grow_past_it(shared_data: Path) -
     (found,) = find_kingdoms(scene.image)
     assert corner_error_any_order(found.corners, truth.corners) < 0.05
     assert found.shape == (STANDARD_SIZE - 1, STANDARD_SIZE)
+
+
+def test_dark_cutting_mat_whose_lines_are_as_sharp_further_out_is_not_a_row(
+    shared_data: Path,
+) -> None:
+    # 9083: in shadow, a cutting mat looks like dark tiles by colour and its printed
+    # lines like a row's sharp edge; a square further out they are as sharp.
+    scene = make_scene(9083, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == "30"]
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
