@@ -885,14 +885,11 @@ def _fit_extent(
             lit_out, lit_edge, _ = _side_cells(lit, r0, r1, c0, c1, side)
             span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
             extent = (r0, r1, c0, c1)
-            # A side whose edge row is no part of the kingdom does not grow past it; a row
-            # that would grow back once left out stays.
-            inside = _move(*extent, side, -1)
+            # A side whose edge row is no part of the kingdom does not grow past it.
             if (
                 span > MIN_SIDE
                 and grid is None
                 and _row_not_kingdom(gradients, to_photo, extent, side, edge, lit_edge)
-                and not _row_beyond(gradients, to_photo, inside, side, edge, lit_edge)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
                 step = changed = True
