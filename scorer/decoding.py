@@ -144,7 +144,9 @@ def _solve(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> li
     """Labels of every square (row-major) minimising the cost; see :func:`decode`."""
     n = shape[0] * shape[1]
     counts = tileset_counts()
-    labels, dominoes = _tile_labels(), _domino_kinds()
+    labels = _tile_labels()
+    kinds = _domino_kinds()
+    dominoes = tuple(kinds)
     # Constraint rows: cover each square once | one castle | each domino kind | each label.
     castle_row, domino_row = n, n + 1
     label_row = domino_row + len(dominoes)
@@ -182,7 +184,6 @@ def _solve(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> li
             )
         prog.add(cost[i, ALL_CELLS.index(CASTLE)], (i, castle_row), ((i, CASTLE),))
         prog.add(cost[i, ALL_CELLS.index(EMPTY)], (i,), ((i, EMPTY),))
-    kinds = Counter(_domino_key(d.first, d.second) for d in tileset())
     upper = np.concatenate(
         [
             np.ones(n + 1),
@@ -243,9 +244,11 @@ def _domino_key(a: Cell, b: Cell) -> tuple[Cell, Cell]:
 
 
 @cache
-def _domino_kinds() -> tuple[tuple[Cell, Cell], ...]:
-    """The distinct dominoes of the set, each as an unordered pair of cells."""
-    return tuple(sorted({_domino_key(d.first, d.second) for d in tileset()}, key=str))
+def _domino_kinds() -> dict[tuple[Cell, Cell], int]:
+    """The distinct dominoes of the set, each as an unordered pair of cells, with how
+    many of it the set holds."""
+    counts = Counter(_domino_key(d.first, d.second) for d in tileset())
+    return {kind: counts[kind] for kind in sorted(counts, key=str)}
 
 
 @cache
