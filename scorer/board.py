@@ -1171,9 +1171,7 @@ def _cross_segments(
     else:
         c = c0 if side == "left" else c1 - 1
         ends = [((c, r), (c + 1, r)) for r in range(r0, r1 + 1)]
-    pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), to_photo)
-    pts = pts.reshape(-1, 2, 2).astype(np.float64)
-    return np.array([_line_strength(gradients, a, b) for a, b in pts])
+    return _segment_strengths(gradients, to_photo, ends)
 
 
 def _outer_segments(
@@ -1190,6 +1188,15 @@ def _outer_segments(
     else:
         x = c0 if side == "left" else c1
         ends = [((x, r), (x, r + 1)) for r in range(r0, r1)]
+    return _segment_strengths(gradients, to_photo, ends)
+
+
+def _segment_strengths(
+    gradients: tuple[np.ndarray, np.ndarray],
+    to_photo: np.ndarray,
+    ends: list[tuple[tuple[int, int], tuple[int, int]]],
+) -> np.ndarray:
+    """Edge strength of each grid segment (ends in grid ``(x, y)``), mapped into the photo."""
     pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), to_photo)
     pts = pts.reshape(-1, 2, 2).astype(np.float64)
     return np.array([_line_strength(gradients, a, b) for a, b in pts])
