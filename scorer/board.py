@@ -71,6 +71,12 @@ _NEAR_CLEAREST: Final = 0.55
 _COVER_POWER: Final = 3
 """Weight of tile coverage against seam strength when an outline is chosen."""
 
+_SPARSE_DENSITY: Final = 0.7
+"""Tile density, against the densest outline's, under which an outline holds too much table."""
+
+_DENSITY_POWER: Final = 2
+"""Weight of a sparse outline's tile density when an outline is chosen."""
+
 _IN_LINE_TILE: Final = 0.7
 """Tile share above which a square of a sparse edge row is taken as tile."""
 
@@ -754,11 +760,14 @@ def _choose(tried: list[BoardLocation | None], lit_mask: np.ndarray) -> BoardLoc
 
     Each outline with a grid is scored by its seam strength, counted up to
     :data:`_CLEAR_SEAMS` only, times the cube of its share of the most tile
-    pixels any outline covers (``lit_mask``, shadow and glare left out). An
-    outline that leaves out a row of squares can show clearer seams than the
-    whole kingdom, so clarity alone would favour it; once the seams are clear,
-    what counts is which outline holds the tiles. Outlines whose seams are much
-    weaker than the clearest are not considered.
+    pixels any outline covers (``lit_mask``, shadow and glare left out), times
+    its tile density (tile pixels per pixel inside, against the densest
+    outline's). An outline that leaves out a row of squares can show clearer
+    seams than the whole kingdom, so clarity alone would favour it; once the
+    seams are clear, what counts is which outline holds the tiles. An outline
+    stretched over the table to a loose domino, or to a printed mat's lines
+    whose grid looks like seams, holds a few more tiles but much more table.
+    Outlines whose seams are much weaker than the clearest are not considered.
     """
     found = [loc for loc in tried if loc is not None]
     seen = [loc for loc in found if loc.score >= _MIN_SEAM_SCORE] or found
@@ -766,10 +775,16 @@ def _choose(tried: list[BoardLocation | None], lit_mask: np.ndarray) -> BoardLoc
     seen = [loc for loc in seen if loc.score >= _NEAR_CLEAREST * clearest]
     covered = [_pixels_inside(lit_mask, loc.corners) for loc in seen]
     most = max(max(covered), 1)
+    areas = [max(cv2.contourArea(loc.corners.astype(np.float32)), 1.0) for loc in seen]
+    densest = max(c / a for c, a in zip(covered, areas, strict=True))
+    # Among faint grids only, a tight outline round part of the tiles is no likelier.
+    power = _DENSITY_POWER if clearest >= _MIN_SEAM_SCORE else 0
 
     def joint(i: int) -> tuple[float, float]:
         share = covered[i] / most
-        return min(seen[i].score, _CLEAR_SEAMS) * share**_COVER_POWER, seen[i].score
+        density = covered[i] / areas[i] / max(densest, 1e-9)
+        sparse = min(1.0, density / _SPARSE_DENSITY) ** power
+        return min(seen[i].score, _CLEAR_SEAMS) * share**_COVER_POWER * sparse, seen[i].score
 
     return seen[max(range(len(seen)), key=joint)]
 

@@ -450,3 +450,16 @@ def test_dark_cutting_mat_whose_lines_are_as_sharp_further_out_is_not_a_row(
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+@pytest.mark.parametrize("seed", [11001, 11240])
+def test_outline_stretched_over_the_table_is_not_chosen(shared_data: Path, seed: int) -> None:
+    # 11001: an outline over a cutting mat's printed grid, whose lines look like clear
+    # seams; 11240: an outline reaching out to a domino. Each holds a few more tile
+    # pixels than the kingdom's own outline, and much more table.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == truth.shape
