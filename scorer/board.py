@@ -77,6 +77,9 @@ _SPARSE_DENSITY: Final = 0.7
 _DENSITY_POWER: Final = 2
 """Weight of a sparse outline's tile density when an outline is chosen."""
 
+_JOIN_SHARE: Final = 0.8
+"""Area share under which a part inside a larger part is a separate place of it."""
+
 _IN_LINE_TILE: Final = 0.7
 """Tile share above which a square of a sparse edge row is taken as tile."""
 
@@ -457,8 +460,7 @@ def _candidate_quads(
     if lit_mask is not None:
         found, _ = cv2.findContours(_clean_mask(lit_mask), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         lit_parts = [c for c in found if cv2.contourArea(c) >= min_area]
-    largest = max(cv2.contourArea(c) for group in groups for c in group)
-    areas = []
+    grouped = []
     for whole, *parts in groups:
         parts += [
             c
@@ -466,6 +468,12 @@ def _candidate_quads(
             if _contains(whole, _centre(c))
             and cv2.contourArea(c) < 0.95 * cv2.contourArea(whole)  # else the same outline
         ]
+        grouped.append([whole, *_without_joins(parts)])
+    # Sizes compare with the largest kingdom-like outline: an area's parts where it has
+    # any (a blob of shadow joining several kingdoms is none), else the area itself.
+    largest = max(cv2.contourArea(c) for group in grouped for c in (group[1:] or group))
+    areas = []
+    for whole, *parts in grouped:
         parts = [c for c in parts if cv2.contourArea(c) >= 0.2 * largest]
         clusters = _clusters(parts)
         if cv2.contourArea(whole) < 0.2 * largest and not clusters:
@@ -483,6 +491,28 @@ def _candidate_quads(
                 areas.append(quads)
             areas.append(_quads_of(whole, w, h))
     return [quads for quads in areas if quads]
+
+
+def _without_joins(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """The parts of an area less those that join several places (shadow spread between kingdoms).
+
+    A part holds several places when the smaller parts inside it fall into two or
+    more groups that do not overlap; it is then an outline of them all, like the
+    whole area, and no kingdom's.
+    """
+    kept = []
+    for part in parts:
+        area = cv2.contourArea(part)
+        inside = [
+            c
+            for c in parts
+            if c is not part
+            and cv2.contourArea(c) < _JOIN_SHARE * area
+            and _contains(part, _centre(c))
+        ]
+        if len(_clusters(inside)) < 2:
+            kept.append(part)
+    return kept
 
 
 def _clean_mask(mask: np.ndarray) -> np.ndarray:

@@ -463,3 +463,14 @@ def test_outline_stretched_over_the_table_is_not_chosen(shared_data: Path, seed:
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == truth.shape
+
+
+def test_kingdoms_joined_by_a_shadow_are_found_apart(shared_data: Path) -> None:
+    # 11589: a shadow as dark as tiles joins three kingdoms into one area of the tile
+    # mask; seen apart from shadow, they are three places, each a kingdom.
+    scene = make_scene(11589, load_aau_boards(shared_data))
+    found = find_kingdoms(scene.image)
+    assert len(found) == len(scene.kingdoms) == 3
+    for truth in scene.kingdoms:
+        best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+        assert corner_error_any_order(best.corners, truth.corners) < 0.05
