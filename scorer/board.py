@@ -1072,9 +1072,11 @@ def _square_sides(
     Kingdoms are squares of :data:`STANDARD_SIZE` or :data:`DUEL_SIZE`. A grid
     one row short of one, in one direction or in both, usually lost an edge row
     of squares that look like the table (lake on a blue mat, swamp on wood), so
-    the weaker evidence of :func:`_square_row` suffices for the side, across
-    each short direction, whose outside squares are more tile-like. A kingdom
-    that truly lacks a row has bare table on both sides.
+    the weaker evidence of :func:`_square_row` suffices: across each short
+    direction, of the sides whose outside squares pass it, the one whose squares
+    are more tile-like grows (a strip of shadow along the other side may look
+    more tile-like by colour, yet fail). A kingdom that truly lacks a row has
+    bare table on both sides.
     """
     r0, r1, c0, c1 = extent
     rows, cols = r1 - r0, c1 - c0
@@ -1094,13 +1096,12 @@ def _square_sides(
             outside, _, length = _side_cells(tiles, r0, r1, c0, c1, side)
             lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
             if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
-                found.append((float(np.nanmean(outside)), float(np.nanmean(lit_out)), side))
-        if not found:
-            continue
-        mean, lit_mean, side = max(found)
-        ratio = _edge_ratio(gradients, to_photo, _move(*extent, side, +1), side)
-        if _square_row(mean, lit_mean, ratio):
-            grow.append(side)
+                mean, lit_mean = float(np.nanmean(outside)), float(np.nanmean(lit_out))
+                ratio = _edge_ratio(gradients, to_photo, _move(*extent, side, +1), side)
+                if _square_row(mean, lit_mean, ratio):
+                    found.append((mean, side))
+        if found:
+            grow.append(max(found)[1])
     return grow
 
 

@@ -474,3 +474,14 @@ def test_kingdoms_joined_by_a_shadow_are_found_apart(shared_data: Path) -> None:
     for truth in scene.kingdoms:
         best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
         assert corner_error_any_order(best.corners, truth.corners) < 0.05
+
+
+def test_square_row_grows_on_the_side_that_holds_it(shared_data: Path) -> None:
+    # 11401: a 5×5 kingdom found 4×5. The squares beyond its top are a strip of
+    # shadow, more tile-like by colour; those beyond its bottom, a forest and bare
+    # table, are its row: the bottom grows.
+    scene = make_scene(11401, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    (found,) = find_kingdoms(scene.image)
+    assert corner_error_any_order(found.corners, truth.corners) < 0.05
+    assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
