@@ -80,6 +80,13 @@ _DENSITY_POWER: Final = 2
 _JOIN_SHARE: Final = 0.8
 """Area share under which a part inside a larger part is a separate place of it."""
 
+_STEP_REACH: Final = 2
+"""Pixels either side over which a side's edge must be a step in colour, not a thin line."""
+
+_STEP_ONLY_REACH: Final = 0.02
+"""A side's search reaching further than this share of its length (the first, wide
+search) counts only steps in colour as edges; the final, narrow one counts any edge."""
+
 _IN_LINE_TILE: Final = 0.7
 """Tile share above which a square of a sparse edge row is taken as tile."""
 
@@ -869,9 +876,12 @@ def _refine_quad(
 def _snap_side(
     gradients: tuple[np.ndarray, np.ndarray], quad: np.ndarray, i: int, reach: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The line near side ``i`` of ``quad`` with the strongest edge across it."""
-    gx, gy = gradients
-    h, w = gx.shape[:2]
+    """The line near side ``i`` of ``quad`` with the strongest step edge across it.
+
+    Thin lines beside a kingdom (a cutting mat's print) do not count as edges
+    (:func:`_step_profile`).
+    """
+    h, w = gradients[0].shape[:2]
     a, b = quad[i], quad[(i + 1) % 4]
     d = b - a
     length = float(np.linalg.norm(d))
@@ -882,10 +892,14 @@ def _snap_side(
     t = np.linspace(0.04, 0.96, 32, dtype=np.float32)
     base = a[None, :] + t[:, None] * d[None, :]
     pts = base[:, None, :] + offsets[None, :, None] * n[None, None, :]
-    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
     inside = (pts[..., 0] >= 0) & (pts[..., 0] < w) & (pts[..., 1] >= 0) & (pts[..., 1] < h)
-    across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1]).sum(axis=-1) * inside
+    if reach > _STEP_ONLY_REACH:
+        across = _step_profile(gradients, base, n, r)[:, offsets.astype(int) + r] * inside
+    else:
+        gx, gy = gradients
+        xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+        across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1]).sum(axis=-1) * inside
     # profile[t, k]: edge strength at sample t, offset k. A line is a pair of end offsets.
     k = np.arange(len(offsets))
     k0, k1 = np.meshgrid(k, k, indexing="ij")
@@ -896,6 +910,30 @@ def _snap_side(
     p1 = b + offsets[best1] * n
     direction = (p1 - p0) / max(float(np.linalg.norm(p1 - p0)), 1e-9)
     return p0, direction
+
+
+def _step_profile(
+    gradients: tuple[np.ndarray, np.ndarray], base: np.ndarray, n: np.ndarray, reach: int
+) -> np.ndarray:
+    """Edge strength across ``n`` at whole-pixel offsets ``-reach..reach`` from each base point.
+
+    Only steps in colour count (a kingdom's edge against the table): a thin line
+    (a cutting mat's print, a stray thread) rises and falls within a few
+    pixels, so its gradients across cancel over :data:`_STEP_REACH` pixels
+    either side and it scores little.
+    """
+    gx, gy = gradients
+    h, w = gx.shape[:2]
+    fine = np.arange(-reach - _STEP_REACH, reach + _STEP_REACH + 1, dtype=np.float32)
+    pts = base[:, None, :] + fine[None, :, None] * n.astype(np.float32)
+    xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    signed = gx[ys, xs] * n[0] + gy[ys, xs] * n[1]  # (points, offsets, channels)
+    width = 2 * _STEP_REACH + 1
+    totals = np.cumsum(np.pad(signed, ((0, 0), (1, 0), (0, 0))), axis=1)
+    step = np.abs(totals[:, width:] - totals[:, :-width]) / 2
+    peak = np.abs(signed[:, _STEP_REACH : len(fine) - _STEP_REACH])
+    return np.asarray(np.minimum(peak, step).sum(axis=-1))
 
 
 def _fit_extent(

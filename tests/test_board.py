@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from scorer import board as board_module
 from scorer.board import BoardLocation, find_kingdoms, order_corners, parse_corners, rectify
 from scorer.datasets import load_aau_boards
 from scorer.errors import BoardNotFoundError, GridNotConsistentError
@@ -485,3 +486,13 @@ def test_square_row_grows_on_the_side_that_holds_it(shared_data: Path) -> None:
     (found,) = find_kingdoms(scene.image)
     assert corner_error_any_order(found.corners, truth.corners) < 0.05
     assert found.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+@pytest.mark.parametrize("line_at", [244, 247, 250])
+def test_a_side_snaps_to_the_kingdom_edge_not_to_a_thin_line_beside_it(line_at: int) -> None:
+    image = np.full((300, 300, 3), 90, np.uint8)
+    image[60:240, 60:240] = (40, 160, 200)  # the kingdom, its right edge at x = 240
+    image[:, line_at] = 250  # a cutting mat's thin printed line a few pixels outside
+    guess = np.array([[60, 60], [244, 60], [244, 239], [60, 239]], np.float32)
+    refined = board_module._refine_quad(board_module._gradients(image), guess)
+    assert np.abs(refined[1:3, 0] - 240).max() <= 1.0
