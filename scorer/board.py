@@ -99,6 +99,12 @@ _IN_LINE_SHARP: Final = 0.4
 _TEXTURE_RATIO: Final = 0.8
 """Edge strength a square further out, against a row's outer edge, that shows table texture."""
 
+_ROW_SLACK: Final = 0.15
+"""How far (in squares) either way of the grid's line a grown row's outer edge is looked for."""
+
+_SLACK_STEP: Final = 0.05
+"""Step (in squares) of that search."""
+
 _ABOVE_TABLE: Final = 1.5
 """How much sharper than the grid line over bare table a sparse edge row's tile edges are."""
 
@@ -1135,7 +1141,8 @@ def _square_sides(
             lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
             if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
                 mean, lit_mean = float(np.nanmean(outside)), float(np.nanmean(lit_out))
-                ratio = _edge_ratio(gradients, to_photo, _move(*extent, side, +1), side)
+                grown = _move(*extent, side, +1)
+                ratio = _edge_ratio(gradients, to_photo, grown, side, _ROW_SLACK)
                 if _square_row(mean, lit_mean, ratio):
                     found.append((mean, side))
         if found:
@@ -1291,24 +1298,34 @@ def _edge_ratio(
     to_photo: np.ndarray,
     extent: tuple[int, int, int, int],
     side: str,
+    slack: float = 0.0,
 ) -> float:
     """How sharp one side's outer grid line is, against the grid line one square inside.
 
     A real row of tiles ends in a sharp straight edge against the table; a strip
-    of shadow, glare or a stray line taken for a row does not.
+    of shadow, glare or a stray line taken for a row does not. ``slack`` (in
+    squares) lets the outer line be looked for that far either way of where the
+    grid puts it, the sharpest place counting: a grid extended by a row beyond
+    the squares it was measured on may miss that row's edge by a little.
     """
     r0, r1, c0, c1 = extent
-    if side in ("top", "bottom"):
-        outer, inner = (r0, r0 + 1) if side == "top" else (r1, r1 - 1)
-        lines = [((c0, outer), (c1, outer)), ((c0, inner), (c1, inner))]
-    else:
-        outer, inner = (c0, c0 + 1) if side == "left" else (c1, c1 - 1)
-        lines = [((outer, r0), (outer, r1)), ((inner, r0), (inner, r1))]
+    shifts = np.arange(-slack, slack + 1e-9, _SLACK_STEP) if slack > 0 else np.zeros(1)
+    outward = -1 if side in ("top", "left") else 1
+    across = side in ("top", "bottom")
+    outer, inner = {
+        "top": (r0, r0 + 1),
+        "bottom": (r1, r1 - 1),
+        "left": (c0, c0 + 1),
+        "right": (c1, c1 - 1),
+    }[side]
+    start, end = (c0, c1) if across else (r0, r1)
+    places = [outer + outward * float(s) for s in shifts] + [float(inner)]
+    lines = [((start, at), (end, at)) if across else ((at, start), (at, end)) for at in places]
     strength = []
     for a, b in lines:
         ends = cv2.perspectiveTransform(np.array([[a, b]], np.float32), to_photo)[0]
         strength.append(_line_strength(gradients, ends[0].astype(np.float64), ends[1]))
-    return strength[0] / max(strength[1], 1e-6)
+    return max(strength[:-1]) / max(strength[-1], 1e-6)
 
 
 def _line_strength(gradients: tuple[np.ndarray, np.ndarray], a: np.ndarray, b: np.ndarray) -> float:
