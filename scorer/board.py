@@ -99,6 +99,15 @@ _IN_LINE_SHARP: Final = 0.4
 _TEXTURE_RATIO: Final = 0.8
 """Edge strength a square further out, against a row's outer edge, that shows table texture."""
 
+_GREY_TABLE: Final = 4.0
+"""Chroma (Lab) under which nine in ten of the photo's border pixels make a grey table."""
+
+_GREY_COLOUR: Final = 4.0
+"""How much more chroma than that, averaged over a small window, makes a tile on a grey table."""
+
+_GREY_WINDOW: Final = 7
+"""Side, in work-image pixels, of that window."""
+
 _ROW_SLACK: Final = 0.15
 """How far (in squares) either way of the grid's line a grown row's outer edge is looked for."""
 
@@ -401,9 +410,31 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     table[0, present] = _distance_table(present, centres)
     table[1, present] = _distance_table(present, _lit_variants(centres))
     dist, lit_dist = table[0][index], table[1][index]
+    # On a grey table any colour is a tile, however dark: a forest square in the
+    # shade of a black cutting mat is within the colour distance of the mat.
+    colour = _colour_on_grey(lab, np.concatenate(sides))
+    dist = np.where(colour, np.maximum(dist, 18.5), dist)
+    lit_dist = np.where(colour, np.maximum(lit_dist, 18.5), lit_dist)
     mask = (dist > 18.0).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
     return mask, dist, lit_dist, found_any
+
+
+def _colour_on_grey(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
+    """Where a photo of a grey table shows colour (boolean mask); nothing on a coloured table.
+
+    ``lab`` is the work image in float Lab and ``border`` the Lab values of its
+    border band. Chroma is averaged over a small window (tile artwork is speckled
+    where it is dark) and the mask is then shrunk by half the window, so that it
+    does not spill over a tile's edge onto the table.
+    """
+    grey = float(np.percentile(np.hypot(border[:, 1], border[:, 2]), 90))
+    if grey > _GREY_TABLE:
+        return np.zeros(lab.shape[:2], bool)
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    smooth = cv2.blur(chroma, (_GREY_WINDOW, _GREY_WINDOW))
+    coloured = (smooth > grey + _GREY_COLOUR).astype(np.uint8)
+    return np.asarray(cv2.erode(coloured, np.ones((_GREY_WINDOW, _GREY_WINDOW), np.uint8)) > 0)
 
 
 def _lab8_to_float(lab8: np.ndarray) -> np.ndarray:

@@ -508,3 +508,36 @@ def test_square_row_edge_is_found_a_little_off_the_extended_grid(shared_data: Pa
     best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
     assert corner_error_any_order(best.corners, truth.corners) < 0.05
     assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+
+
+def test_dark_green_square_on_a_grey_mat_is_tile_by_colour() -> None:
+    # A forest square in shade on a black cutting mat: within the colour distance of
+    # the mat, but the mat is grey and the square is not.
+    rng = np.random.default_rng(0)
+    image = (np.full((300, 300, 3), 45.0) + rng.normal(0, 3, (300, 300, 3))).clip(0, 255)
+    image[100:200, 100:200] = (30, 55, 38)  # dark green (BGR)
+    mask, *_ = board_module._tile_mask(image.astype(np.uint8))
+    inside, outside = mask[110:190, 110:190], mask[:, :90]
+    assert (inside > 0).mean() > 0.95
+    assert (outside > 0).mean() < 0.01
+
+
+def test_colour_cue_is_off_on_a_coloured_table() -> None:
+    # On a brown wooden table colour alone says nothing: only the colour distance counts.
+    lab = np.zeros((50, 50, 3), np.float32)
+    lab[..., 1:] = (12.0, 25.0)
+    assert not board_module._colour_on_grey(lab, lab[:3].reshape(-1, 3)).any()
+
+
+@pytest.mark.parametrize("seed", [11019, 11457])
+def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
+    shared_data: Path, seed: int
+) -> None:
+    # Forests and mines in shade on a dark grey mat were missing from the tile mask,
+    # and no outline held a consistent grid.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    found = find_kingdoms(scene.image)
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == truth.shape
