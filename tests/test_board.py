@@ -16,7 +16,7 @@ from scorer.datasets import load_aau_boards
 from scorer.errors import BoardNotFoundError, GridNotConsistentError
 from scorer.imageio import load_image
 from scorer.kingdom import DUEL_SIZE, STANDARD_SIZE
-from scorer.synth import demo_board, make_scene
+from scorer.synth import SceneKingdom, demo_board, make_scene
 
 DEMO_BOARDS = [demo_board(seed) for seed in range(4)]
 
@@ -30,6 +30,13 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
 def corner_error_any_order(found: np.ndarray, truth: np.ndarray) -> float:
     """:func:`corner_error` over the four cyclic orders of the found corners."""
     return min(corner_error(np.roll(found, k, axis=0), truth) for k in range(4))
+
+
+def assert_found(found: list[BoardLocation], truth: SceneKingdom, shape: tuple[int, int]) -> None:
+    """The found kingdom closest to ``truth`` lies on it (corner error under 5%) with ``shape``."""
+    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
+    assert corner_error_any_order(best.corners, truth.corners) < 0.05
+    assert best.shape == shape
 
 
 def read_fixture(fixtures: Path, name: str) -> np.ndarray:
@@ -406,9 +413,7 @@ def test_hard_edges_still_give_one_five_by_five_kingdom(
     for truth in scene.kingdoms:
         if board is not None and truth.board != board:
             continue
-        best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-        assert corner_error_any_order(best.corners, truth.corners) < 0.05
-        assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+        assert_found(found, truth, (STANDARD_SIZE, STANDARD_SIZE))
 
 
 @pytest.mark.parametrize(
@@ -425,9 +430,7 @@ def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
     scene = make_scene(seed, load_aau_boards(shared_data))
     (truth,) = [k for k in scene.kingdoms if k.board == board]
     found = find_kingdoms(scene.image)
-    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-    assert corner_error_any_order(best.corners, truth.corners) < 0.05
-    assert best.shape == shape
+    assert_found(found, truth, shape)
 
 
 def test_side_whose_edge_row_is_glare_does_not_grow_past_it(shared_data: Path) -> None:
@@ -448,9 +451,7 @@ def test_dark_cutting_mat_whose_lines_are_as_sharp_further_out_is_not_a_row(
     scene = make_scene(9083, load_aau_boards(shared_data))
     (truth,) = [k for k in scene.kingdoms if k.board == "30"]
     found = find_kingdoms(scene.image)
-    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-    assert corner_error_any_order(best.corners, truth.corners) < 0.05
-    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert_found(found, truth, (STANDARD_SIZE, STANDARD_SIZE))
 
 
 @pytest.mark.parametrize("seed", [11001, 11240])
@@ -461,9 +462,7 @@ def test_outline_stretched_over_the_table_is_not_chosen(shared_data: Path, seed:
     scene = make_scene(seed, load_aau_boards(shared_data))
     (truth,) = scene.kingdoms
     found = find_kingdoms(scene.image)
-    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-    assert corner_error_any_order(best.corners, truth.corners) < 0.05
-    assert best.shape == truth.shape
+    assert_found(found, truth, truth.shape)
 
 
 def test_kingdoms_joined_by_a_shadow_are_found_apart(shared_data: Path) -> None:
@@ -505,9 +504,7 @@ def test_square_row_edge_is_found_a_little_off_the_extended_grid(shared_data: Pa
     scene = make_scene(11017, load_aau_boards(shared_data))
     (truth,) = scene.kingdoms
     found = find_kingdoms(scene.image)
-    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-    assert corner_error_any_order(best.corners, truth.corners) < 0.05
-    assert best.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    assert_found(found, truth, (STANDARD_SIZE, STANDARD_SIZE))
 
 
 def test_dark_green_square_on_a_grey_mat_is_tile_by_colour() -> None:
@@ -538,6 +535,4 @@ def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
     scene = make_scene(seed, load_aau_boards(shared_data))
     (truth,) = scene.kingdoms
     found = find_kingdoms(scene.image)
-    best = min(found, key=lambda loc: corner_error_any_order(loc.corners, truth.corners))
-    assert corner_error_any_order(best.corners, truth.corners) < 0.05
-    assert best.shape == truth.shape
+    assert_found(found, truth, truth.shape)
