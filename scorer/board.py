@@ -47,6 +47,13 @@ _SHADES: Final = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1)
 _GLARES: Final = (0.15, 0.3, 0.45)
 """Shares of white mixed into the table colours taken as table too: glare."""
 
+_GLARE_LIGHT: Final = (50.0, 100.0, 150.0)
+"""White light added to each channel of the table colours, taken as table too: a glare spot.
+
+Mixing in white (:data:`_GLARES`) dims the table's own colour; a spot of
+reflected light adds to it, and a green cloth under it turns a pale yellow-green
+that no mixture reaches."""
+
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
@@ -466,7 +473,7 @@ def _distance_table(index: np.ndarray, centres: np.ndarray) -> np.ndarray:
 def _lit_variants(centres: np.ndarray) -> np.ndarray:
     """Table colours (float Lab) as they look in shadow and under glare, in float Lab.
 
-    A shadow scales a colour's BGR down; glare mixes white into it.
+    A shadow scales a colour's BGR down; glare mixes white into it or adds white light.
     """
     lab8 = np.empty((len(centres), 1, 3), np.float32)
     lab8[:, 0, 0] = centres[:, 0] * 255.0 / 100.0
@@ -477,7 +484,8 @@ def _lit_variants(centres: np.ndarray) -> np.ndarray:
     whites = np.array(_GLARES, np.float32)[None, :, None]
     dark = bgr * shades
     bright = bgr + (255.0 - bgr) * whites
-    variants = np.concatenate([dark, bright], axis=1).reshape(-1, 1, 3)
+    lit = bgr + np.array(_GLARE_LIGHT, np.float32)[None, :, None]
+    variants = np.concatenate([dark, bright, lit], axis=1).reshape(-1, 1, 3)
     out = cv2.cvtColor(np.clip(variants, 0, 255).astype(np.uint8), cv2.COLOR_BGR2LAB)
     return np.asarray(_lab8_to_float(out)[:, 0, :], dtype=np.float32)
 

@@ -536,3 +536,12 @@ def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
     (truth,) = scene.kingdoms
     found = find_kingdoms(scene.image)
     assert_found(found, truth, truth.shape)
+
+
+@pytest.mark.parametrize(("seed", "board"), [(9026, "45"), (11205, "51")])
+def test_glare_spot_beside_a_kingdom_is_table(shared_data: Path, seed: int, board: str) -> None:
+    # A spot of reflected light on the table next to a kingdom, brighter than any mix
+    # of the table's colour with white: taken for tiles, it stretched the outline.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == board]
+    assert_found(find_kingdoms(scene.image), truth, truth.shape)
