@@ -981,6 +981,23 @@ def _step_profile(
     return np.asarray(np.minimum(peak, step).sum(axis=-1))
 
 
+@dataclass(frozen=True, eq=False)
+class _GridEdges:
+    """The work image's edges as a grid sees them: what the row tests measure on.
+
+    Attributes
+    ----------
+    gradients : tuple of ndarray
+        Horizontal and vertical gradients of the work image (:func:`_gradients`).
+    to_photo : ndarray of shape (3, 3)
+        Homography from grid coordinates (one unit a square, ``(x, y)`` = column,
+        row) to the work image.
+    """
+
+    gradients: tuple[np.ndarray, np.ndarray]
+    to_photo: np.ndarray
+
+
 def _fit_extent(
     dists: tuple[np.ndarray, np.ndarray],
     gradients: tuple[np.ndarray, np.ndarray],
@@ -1005,6 +1022,7 @@ def _fit_extent(
         np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
         quad.astype(np.float32),
     )
+    edges = _GridEdges(gradients, to_photo)
     changed = False
     for _ in range(2):
         step = False
@@ -1017,14 +1035,14 @@ def _fit_extent(
             if (
                 span > MIN_SIDE
                 and grid is None
-                and _row_not_kingdom(gradients, to_photo, extent, side, edge, lit_edge)
+                and _row_not_kingdom(edges, extent, side, edge, lit_edge)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, -1)
                 step = changed = True
             elif (
                 span < limit
                 and np.count_nonzero(~np.isnan(outside)) >= 0.6 * length
-                and _row_beyond(gradients, to_photo, extent, side, outside, lit_out)
+                and _row_beyond(edges, extent, side, outside, lit_out)
             ):
                 r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
                 step = changed = True
@@ -1037,7 +1055,7 @@ def _fit_extent(
         trimmed = _trim_to_square(lit, (r0, r1, c0, c1))
         changed = changed or trimmed != (r0, r1, c0, c1)
         r0, r1, c0, c1 = trimmed
-    for side in _square_sides(gradients, to_photo, (r0, r1, c0, c1), (tiles, lit), limit):
+    for side in _square_sides(edges, (r0, r1, c0, c1), (tiles, lit), limit):
         r0, r1, c0, c1 = _move(r0, r1, c0, c1, side, +1)
         changed = True
     inner = tiles[r0 + 1 : r1 + 1, c0 + 1 : c1 + 1]
@@ -1058,8 +1076,7 @@ def _fit_extent(
 
 
 def _row_beyond(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
     outside: np.ndarray,
@@ -1081,24 +1098,23 @@ def _row_beyond(
     grown = _move(*extent, side, +1)
     if (
         np.nanmean(outside) >= 0.5
-        and _edge_ratio(gradients, to_photo, grown, side) >= 0.6
-        and not _table_texture(gradients, to_photo, grown, side, lit_out)
+        and _edge_ratio(edges, grown, side) >= 0.6
+        and not _table_texture(edges, grown, side, lit_out)
     ):
         return True
     if strong.any():
-        segments = _outer_segments(gradients, to_photo, grown, side)
-        current = _outer_segments(gradients, to_photo, extent, side)
+        segments = _outer_segments(edges, grown, side)
+        current = _outer_segments(edges, extent, side)
         sharp = segments >= 0.3 * float(np.median(current))
         # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
         whole = (np.nan_to_num(outside) > 0.97) & (np.nan_to_num(lit_out) > 0.7)
         if int((strong & sharp).sum()) >= 2 or bool((whole & sharp).any()):
             return True
-    return _row_in_line(gradients, to_photo, grown, side, outside)
+    return _row_in_line(edges, grown, side, outside)
 
 
 def _table_texture(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     grown: tuple[int, int, int, int],
     side: str,
     lit_out: np.ndarray,
@@ -1111,7 +1127,7 @@ def _table_texture(
     """
     if np.nanmax(lit_out) >= 0.15:
         return False
-    further = _edge_ratio(gradients, to_photo, _move(*grown, side, +1), side)
+    further = _edge_ratio(edges, _move(*grown, side, +1), side)
     return further >= _TEXTURE_RATIO
 
 
@@ -1144,8 +1160,7 @@ def _trim_to_square(
 
 
 def _square_sides(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     tileness: tuple[np.ndarray, np.ndarray],
     limit: int,
@@ -1181,7 +1196,7 @@ def _square_sides(
             if np.count_nonzero(~np.isnan(outside)) >= 0.6 * length:
                 mean, lit_mean = float(np.nanmean(outside)), float(np.nanmean(lit_out))
                 grown = _move(*extent, side, +1)
-                ratio = _edge_ratio(gradients, to_photo, grown, side, _ROW_SLACK)
+                ratio = _edge_ratio(edges, grown, side, _ROW_SLACK)
                 if _square_row(mean, lit_mean, ratio):
                     found.append((mean, side))
         if found:
@@ -1204,8 +1219,7 @@ def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:
 
 
 def _row_not_kingdom(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
     edge: np.ndarray,
@@ -1222,19 +1236,14 @@ def _row_not_kingdom(
     if np.nanmax(edge) < 0.2:
         return True
     if np.nanmax(lit_edge) >= 0.15 and (
-        ((edge > 0.8) & (lit_edge > 0.5)).any()
-        or _edge_ratio(gradients, to_photo, extent, side) >= 0.8
+        ((edge > 0.8) & (lit_edge > 0.5)).any() or _edge_ratio(edges, extent, side) >= 0.8
     ):
         return False
-    return not (
-        _lone_square(gradients, to_photo, extent, side, edge)
-        or _row_in_line(gradients, to_photo, extent, side, edge)
-    )
+    return not (_lone_square(edges, extent, side, edge) or _row_in_line(edges, extent, side, edge))
 
 
 def _lone_square(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
     edge: np.ndarray,
@@ -1247,14 +1256,13 @@ def _lone_square(
     edge = np.nan_to_num(edge)
     if (edge > 0.5).sum() > 2 or not (edge > 0.97).any():
         return False
-    outer = _outer_segments(gradients, to_photo, extent, side)
-    inner = _outer_segments(gradients, to_photo, _move(*extent, side, -1), side)
+    outer = _outer_segments(edges, extent, side)
+    inner = _outer_segments(edges, _move(*extent, side, -1), side)
     return bool(((edge > 0.97) & (outer >= 0.5 * float(np.median(inner)))).any())
 
 
 def _row_in_line(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
     edge: np.ndarray,
@@ -1273,14 +1281,14 @@ def _row_in_line(
     table = edge < _IN_LINE_TABLE
     if not tile.any() or not table.any() or not (tile | table).all():
         return False
-    inner = _outer_segments(gradients, to_photo, _move(*extent, side, -1), side)
-    outer = _outer_segments(gradients, to_photo, extent, side)
+    inner = _outer_segments(edges, _move(*extent, side, -1), side)
+    outer = _outer_segments(edges, extent, side)
     # Sharp against the grid line inside, and against the table's own texture.
     sharp = max(
         _IN_LINE_SHARP * float(np.median(inner)),
         _ABOVE_TABLE * float(np.median(outer[table])),
     )
-    across = _cross_segments(gradients, to_photo, extent, side)
+    across = _cross_segments(edges, extent, side)
     before = np.concatenate([[True], table[:-1]])  # table (or the grid's end) before a square
     after = np.concatenate([table[1:], [True]])
     ends = np.where(before, across[:-1], np.inf), np.where(after, across[1:], np.inf)
@@ -1288,8 +1296,7 @@ def _row_in_line(
 
 
 def _cross_segments(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
 ) -> np.ndarray:
@@ -1301,12 +1308,11 @@ def _cross_segments(
     else:
         c = c0 if side == "left" else c1 - 1
         ends = [((c, r), (c + 1, r)) for r in range(r0, r1 + 1)]
-    return _segment_strengths(gradients, to_photo, ends)
+    return _segment_strengths(edges, ends)
 
 
 def _outer_segments(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
 ) -> np.ndarray:
@@ -1318,23 +1324,21 @@ def _outer_segments(
     else:
         x = c0 if side == "left" else c1
         ends = [((x, r), (x, r + 1)) for r in range(r0, r1)]
-    return _segment_strengths(gradients, to_photo, ends)
+    return _segment_strengths(edges, ends)
 
 
 def _segment_strengths(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     ends: list[tuple[tuple[int, int], tuple[int, int]]],
 ) -> np.ndarray:
     """Edge strength of each grid segment (ends in grid ``(x, y)``), mapped into the photo."""
-    pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), to_photo)
+    pts = cv2.perspectiveTransform(np.array(ends, np.float32).reshape(-1, 1, 2), edges.to_photo)
     pts = pts.reshape(-1, 2, 2).astype(np.float64)
-    return np.array([_line_strength(gradients, a, b) for a, b in pts])
+    return np.array([_line_strength(edges.gradients, a, b) for a, b in pts])
 
 
 def _edge_ratio(
-    gradients: tuple[np.ndarray, np.ndarray],
-    to_photo: np.ndarray,
+    edges: _GridEdges,
     extent: tuple[int, int, int, int],
     side: str,
     slack: float = 0.0,
@@ -1362,8 +1366,8 @@ def _edge_ratio(
     lines = [((start, at), (end, at)) if across else ((at, start), (at, end)) for at in places]
     strength = []
     for a, b in lines:
-        ends = cv2.perspectiveTransform(np.array([[a, b]], np.float32), to_photo)[0]
-        strength.append(_line_strength(gradients, ends[0].astype(np.float64), ends[1]))
+        ends = cv2.perspectiveTransform(np.array([[a, b]], np.float32), edges.to_photo)[0]
+        strength.append(_line_strength(edges.gradients, ends[0].astype(np.float64), ends[1]))
     return max(strength[:-1]) / max(strength[-1], 1e-6)
 
 
