@@ -54,6 +54,9 @@ Mixing in white (:data:`_GLARES`) dims the table's own colour; a spot of
 reflected light adds to it, and a green cloth under it turns a pale yellow-green
 that no mixture reaches."""
 
+_TILE_DISTANCE: Final = 18.0
+"""Lab distance (lightness counting half) from the table colours beyond which a pixel is tile."""
+
 _MIN_SEAM_SCORE: Final = 1.4
 """Seam strength (peak over typical gradient) below which no grid is seen."""
 
@@ -198,7 +201,7 @@ def find_kingdoms(
         return [_to_original(location, scale)]
 
     mask, dist, lit_dist, found_any = _tile_mask(work)
-    lit_mask = (lit_dist > 18.0).astype(np.uint8) * 255
+    lit_mask = (lit_dist > _TILE_DISTANCE).astype(np.uint8) * 255
     areas = _candidate_quads(mask, lit_mask)
     gradients = _gradients(work) if areas else None
     locations, faint = [], []
@@ -420,9 +423,9 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     # On a grey table any colour is a tile, however dark: a forest square in the
     # shade of a black cutting mat is within the colour distance of the mat.
     colour = _colour_on_grey(lab, np.concatenate(sides))
-    dist = np.where(colour, np.maximum(dist, 18.5), dist)
-    lit_dist = np.where(colour, np.maximum(lit_dist, 18.5), lit_dist)
-    mask = (dist > 18.0).astype(np.uint8) * 255
+    dist = np.where(colour, np.maximum(dist, _TILE_DISTANCE + 0.5), dist)
+    lit_dist = np.where(colour, np.maximum(lit_dist, _TILE_DISTANCE + 0.5), lit_dist)
+    mask = (dist > _TILE_DISTANCE).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
     return mask, dist, lit_dist, found_any
 
