@@ -124,6 +124,21 @@ _ROW_SLACK: Final = 0.15
 _SLACK_STEP: Final = 0.05
 """Step (in squares) of that search."""
 
+_LATTICE_BANDS: Final = 4
+"""Bands across an outline in each of which every seam's place is measured for a lattice fit."""
+
+_LATTICE_REACH: Final = 0.25
+"""How far (in squares) either way of its expected place a seam is looked for in a lattice fit."""
+
+_LATTICE_PEAK: Final = 1.5
+"""Seam peak over the band's typical gradient for a seam's place to count in a lattice fit."""
+
+_LATTICE_TOLERANCE: Final = 3.0
+"""Canvas pixels a seam's place may be off the fitted lattice and still count (RANSAC)."""
+
+_LATTICE_ROUNDS: Final = 2
+"""Lattice fits in turn, each from the outline the last one gave, while the seams get clearer."""
+
 _ABOVE_TABLE: Final = 1.5
 """How much sharper than the grid line over bare table a sparse edge row's tile edges are."""
 
@@ -213,6 +228,9 @@ def find_kingdoms(
             if not _has_quad(refined, r, tolerance=1.0):
                 refined.append(r)  # outlines often snap onto the same edges
         tried = [_locate(work, q, grid=grid, require_grid=False) for q in refined]
+        if all(loc is None or loc.score < _MIN_SEAM_SCORE for loc in tried):
+            # No outline of this area shows a clear grid: move each onto the seams inside it.
+            tried = [loc and _onto_seams(work, gradients, loc, grid) for loc in tried]
         best = _choose(tried, lit_mask)
         if grid is not None or best.score >= _MIN_SEAM_SCORE:
             locations.append(_fit_extent((dist, lit_dist), gradients, best, grid))
@@ -1460,10 +1478,108 @@ def _cell_tileness(dist: np.ndarray, quad: np.ndarray, rows: int, cols: int) -> 
 
 def _on_grid_canvas(work: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The inside of a quadrilateral of the work image, warped to the square grid canvas."""
+    h = _to_grid_canvas(quad)
+    canvas = _GRID_CANVAS
+    return np.asarray(cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR))
+
+
+def _to_grid_canvas(quad: np.ndarray) -> np.ndarray:
+    """Homography from the work image to the grid canvas of a quadrilateral."""
     canvas = _GRID_CANVAS
     dst = np.array([[0, 0], [canvas, 0], [canvas, canvas], [0, canvas]], dtype=np.float32)
-    h = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return np.asarray(cv2.warpPerspective(work, h, (canvas, canvas), flags=cv2.INTER_LINEAR))
+    return np.asarray(cv2.getPerspectiveTransform(quad.astype(np.float32), dst))
+
+
+def _onto_seams(
+    work: np.ndarray,
+    gradients: tuple[np.ndarray, np.ndarray],
+    location: BoardLocation,
+    grid: int | None,
+) -> BoardLocation:
+    """A faint outline moved onto the seams inside it, if that shows a clear grid.
+
+    An outline drawn round an irregular tile area (empty squares along an edge,
+    a shadow joined to the tiles) can be a fraction of a square off at a corner,
+    so that the seams inside cross the canvas aslant and none is clear. The
+    seams are where they are, though: :func:`_lattice_quad` fits the grid's
+    lines to them and the outer sides are then snapped onto the nearest edges.
+    The result is kept only if it shows a clear grid of the same shape.
+    """
+    best = location
+    for _ in range(_LATTICE_ROUNDS):
+        quad = _lattice_quad(work, best.corners, best.shape)
+        if quad is None:
+            break
+        moved = _locate(
+            work, _refine_quad(gradients, quad, reaches=(0.015,)), grid=grid, require_grid=False
+        )
+        if moved is None or moved.shape != location.shape or moved.score <= best.score:
+            break
+        best = moved
+    return best if best.score >= _MIN_SEAM_SCORE else location
+
+
+def _lattice_quad(work: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """The outline of the ``shape`` grid whose inner lines best fit the seams inside ``quad``.
+
+    In each of :data:`_LATTICE_BANDS` bands across the grid canvas, each inner
+    seam is looked for near its expected place; the places found are matched
+    to their grid lines by a robust homography, which gives the outline. None
+    when too few seams show or the outline is not convex.
+    """
+    rows, cols = shape
+    canvas = _GRID_CANVAS
+    to_canvas = _to_grid_canvas(quad)
+    warped = cv2.warpPerspective(work, to_canvas, (canvas, canvas), flags=cv2.INTER_LINEAR)
+    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    on_grid: list[tuple[float, float]] = []
+    on_canvas: list[tuple[float, float]] = []
+    band = canvas / _LATTICE_BANDS
+    for axis, count, across in ((1, cols, rows), (0, rows, cols)):
+        grad = _seam_gradient(gray, axis)
+        step = canvas / count
+        reach = max(2, int(_LATTICE_REACH * step))
+        for b in range(_LATTICE_BANDS):
+            profile = _seam_profile(grad[int(b * band) : int((b + 1) * band)])
+            typical = max(float(np.median(profile)), _MIN_TYPICAL_GRADIENT)
+            middle = (b + 0.5) * band
+            for k in range(1, count):
+                place = _peak_near(profile, round(k * step), reach, _LATTICE_PEAK * typical)
+                if place is None:
+                    continue
+                if axis == 1:  # a column seam: x = place at the band's middle row
+                    on_grid.append((k, middle / canvas * across))
+                    on_canvas.append((place, middle))
+                else:
+                    on_grid.append((middle / canvas * across, k))
+                    on_canvas.append((middle, place))
+    if len(on_grid) < 8:
+        return None
+    grid_points, seen = np.array(on_grid, np.float32), np.array(on_canvas, np.float32)
+    h, inliers = cv2.findHomography(grid_points, seen, cv2.RANSAC, _LATTICE_TOLERANCE)
+    if h is None or inliers is None or int(inliers.sum()) < 8:
+        return None
+    corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32).reshape(-1, 1, 2)
+    back = cv2.perspectiveTransform(cv2.perspectiveTransform(corners, h), np.linalg.inv(to_canvas))
+    if not cv2.isContourConvex(back.astype(np.float32)):
+        return None
+    return order_corners(back.reshape(4, 2).astype(np.float64))
+
+
+def _peak_near(profile: np.ndarray, centre: int, reach: int, least: float) -> float | None:
+    """Sub-pixel place of the highest point of ``profile`` within ``reach`` of ``centre``,
+    if it reaches ``least``."""
+    lo = max(0, centre - reach)
+    segment = profile[lo : centre + reach + 1]
+    i = int(segment.argmax())
+    if segment[i] < least:
+        return None
+    place = float(lo + i)
+    if 0 < i < len(segment) - 1:
+        curve = segment[i - 1] - 2 * segment[i] + segment[i + 1]
+        if curve < 0:
+            place += 0.5 * (segment[i - 1] - segment[i + 1]) / curve
+    return place
 
 
 def _locate(
@@ -1505,13 +1621,7 @@ def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int,
     """
     gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
     # The median across the seams is taken over every other line: as robust, half the cost.
-    if axis == 1:
-        grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
-        profile = np.median(grad[::2], axis=0)
-    else:
-        grad = np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
-        profile = np.median(grad[:, ::2], axis=1)
-    profile = np.convolve(profile, np.ones(3) / 3, mode="same")
+    profile = _seam_profile(_seam_gradient(gray, axis)[::2])
     size = len(profile)
     # A flat outline (a plain table, a blown-out patch) has almost no typical gradient: the
     # floor keeps a faint line there from counting as a clear seam.
@@ -1532,6 +1642,20 @@ def _seam_count(warped: np.ndarray, axis: int, forced: int | None) -> tuple[int,
         if s > best * 1.03 or (s > best * 0.97 and n > best_n):
             best_n, best = n, s
     return best_n, best
+
+
+def _seam_gradient(gray: np.ndarray, axis: int) -> np.ndarray:
+    """Gradient magnitude across the seams of one axis, one line of the grid canvas per row:
+    ``axis=1`` for the column seams (as the canvas is), ``axis=0`` for the row seams
+    (transposed)."""
+    if axis == 1:
+        return np.abs(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
+    return np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)).T
+
+
+def _seam_profile(lines: np.ndarray) -> np.ndarray:
+    """Median over lines of :func:`_seam_gradient`, lightly smoothed: seams are its peaks."""
+    return np.convolve(np.median(lines, axis=0), np.ones(3) / 3, mode="same")
 
 
 def _whole_image(work: np.ndarray, grid: int | None) -> BoardLocation | None:

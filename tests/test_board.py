@@ -545,3 +545,44 @@ def test_glare_spot_beside_a_kingdom_is_table(shared_data: Path, seed: int, boar
     scene = make_scene(seed, load_aau_boards(shared_data))
     (truth,) = [k for k in scene.kingdoms if k.board == board]
     assert_found(find_kingdoms(scene.image), truth, truth.shape)
+
+
+def test_outline_a_little_off_at_a_corner_is_moved_onto_the_seams() -> None:
+    # Squares of many colours with dark seams; the outline's top-right corner is
+    # a fifth of a square off, so the seams cross its grid aslant.
+    rng = np.random.default_rng(0)
+    image = np.full((600, 800, 3), 120, np.uint8)
+    for r in range(STANDARD_SIZE):
+        for c in range(STANDARD_SIZE):
+            image[150 + 60 * r : 210 + 60 * r, 250 + 60 * c : 310 + 60 * c] = rng.integers(
+                40, 230, 3
+            )
+    for k in range(STANDARD_SIZE + 1):
+        image[150:450, 249 + 60 * k : 251 + 60 * k] = 20
+        image[149 + 60 * k : 151 + 60 * k, 250:550] = 20
+    truth = np.array([[250, 150], [550, 150], [550, 450], [250, 450]], float)
+    off = truth.copy()
+    off[1] += (-12, 9)
+    location = board_module._locate(image, off, grid=None, require_grid=False)
+    assert location is not None
+    assert location.shape == (STANDARD_SIZE, STANDARD_SIZE)
+    moved = board_module._onto_seams(image, board_module._gradients(image), location, None)
+    assert moved.score > location.score
+    assert np.abs(moved.corners - truth).max() < 4.0 < np.abs(off - truth).max()
+
+
+def test_lattice_fit_needs_seams_to_fit() -> None:
+    flat = np.full((600, 800, 3), 120, np.uint8)
+    quad = np.array([[250, 150], [550, 150], [550, 450], [250, 450]], float)
+    assert board_module._lattice_quad(flat, quad, (STANDARD_SIZE, STANDARD_SIZE)) is None
+
+
+@pytest.mark.parametrize(("seed", "board"), [(5221, "17"), (10002, "54")])
+def test_faint_outline_round_an_irregular_tile_area_is_moved_onto_its_seams(
+    shared_data: Path, seed: int, board: str
+) -> None:
+    # No outline drawn round the tile area showed a clear grid: each was a fraction
+    # of a square off at a corner. Fitted to the seams inside, one shows it.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == board]
+    assert_found(find_kingdoms(scene.image), truth, truth.shape)
