@@ -109,13 +109,16 @@ _IN_LINE_SHARP: Final = 0.4
 _TEXTURE_RATIO: Final = 0.8
 """Edge strength a square further out, against a row's outer edge, that shows table texture."""
 
-_GREY_TABLE: Final = 4.0
-"""Chroma (Lab) under which nine in ten of the photo's border pixels make a grey table."""
+_TABLE_SPREAD: Final = 4.0
+"""Spread of colour (Lab a*b*) under which nine in ten of the photo's border pixels make a
+table of one colour: within that distance of grey (a grey table) or of the line from grey
+through the table's colour (a coloured table, in light and in shade)."""
 
-_GREY_COLOUR: Final = 4.0
-"""How much more chroma than that, averaged over a small window, makes a tile on a grey table."""
+_OFF_TABLE_COLOUR: Final = 4.0
+"""How much further than the table's spread from its colour, averaged over a small window,
+makes a tile on a table of one colour."""
 
-_GREY_WINDOW: Final = 7
+_COLOUR_WINDOW: Final = 7
 """Side, in work-image pixels, of that window."""
 
 _ROW_SLACK: Final = 0.15
@@ -438,9 +441,9 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     table[0, present] = _distance_table(present, centres)
     table[1, present] = _distance_table(present, _lit_variants(centres))
     dist, lit_dist = table[0][index], table[1][index]
-    # On a grey table any colour is a tile, however dark: a forest square in the
-    # shade of a black cutting mat is within the colour distance of the mat.
-    colour = _colour_on_grey(lab, np.concatenate(sides))
+    # On a table of one colour any other colour is a tile, however dark: a forest square
+    # in the shade of a black cutting mat is within the colour distance of the mat.
+    colour = _colour_off_table(lab, np.concatenate(sides))
     dist = np.where(colour, np.maximum(dist, _TILE_DISTANCE + 0.5), dist)
     lit_dist = np.where(colour, np.maximum(lit_dist, _TILE_DISTANCE + 0.5), lit_dist)
     mask = (dist > _TILE_DISTANCE).astype(np.uint8) * 255
@@ -448,21 +451,48 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     return mask, dist, lit_dist, found_any
 
 
-def _colour_on_grey(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
-    """Where a photo of a grey table shows colour (boolean mask); nothing on a coloured table.
+def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
+    """Where a photo of a table of one colour shows another colour, however dark (boolean mask).
 
     ``lab`` is the work image in float Lab and ``border`` the Lab values of its
-    border band. Chroma is averaged over a small window (tile artwork is speckled
-    where it is dark) and the mask is then shrunk by half the window, so that it
-    does not spill over a tile's edge onto the table.
+    border band. Shade darkens a table but keeps its hue: in the a*b* plane its
+    pixels stay near grey (a grey table) or near the line from grey through the
+    table's median colour (a coloured table). A pixel far off that line is a tile,
+    however close to the table in lightness. On a coloured table only pixels no
+    lighter than the table's median count: glare there moves the table's colour
+    off the line. Nothing is marked on a table of many colours.
+
+    The distance is averaged over a small window (tile artwork is speckled where it
+    is dark) and the mask is then shrunk by half the window, so that it does not
+    spill over a tile's edge onto the table.
     """
-    grey = float(np.percentile(np.hypot(border[:, 1], border[:, 2]), 90))
-    if grey > _GREY_TABLE:
-        return np.zeros(lab.shape[:2], bool)
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    smooth = cv2.blur(chroma, (_GREY_WINDOW, _GREY_WINDOW))
-    coloured = (smooth > grey + _GREY_COLOUR).astype(np.uint8)
-    return np.asarray(cv2.erode(coloured, np.ones((_GREY_WINDOW, _GREY_WINDOW), np.uint8)) > 0)
+    a, b = lab[..., 1], lab[..., 2]
+    spread = float(np.percentile(np.hypot(border[:, 1], border[:, 2]), 90))
+    if spread <= _TABLE_SPREAD:
+        away = np.hypot(a, b)
+    else:
+        tint = np.median(border[:, 1:], axis=0)
+        spread = float(np.percentile(_off_line(border[:, 1], border[:, 2], tint), 90))
+        if spread > _TABLE_SPREAD:
+            return np.zeros(lab.shape[:2], bool)
+        lighter = lab[..., 0] > float(np.median(border[:, 0]))
+        away = np.where(lighter, 0.0, _off_line(a, b, tint))
+    smooth = cv2.blur(away.astype(np.float32), (_COLOUR_WINDOW, _COLOUR_WINDOW))
+    coloured = (smooth > spread + _OFF_TABLE_COLOUR).astype(np.uint8)
+    window = np.ones((_COLOUR_WINDOW, _COLOUR_WINDOW), np.uint8)
+    return np.asarray(cv2.erode(coloured, window) > 0)
+
+
+def _off_line(a: np.ndarray, b: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """Distance in the a*b* plane from the half-line that starts at grey and runs through
+    ``tint``: the colours of a table of that colour in any light.
+
+    >>> _off_line(np.array([6.0, 0.0, -3.0]), np.array([0.0, 5.0, 4.0]), np.array([2.0, 0.0]))
+    array([0., 5., 5.])
+    """
+    unit = tint / max(float(np.hypot(*tint)), 1e-6)
+    along = a * unit[0] + b * unit[1]
+    return np.asarray(np.where(along >= 0, np.abs(a * unit[1] - b * unit[0]), np.hypot(a, b)))
 
 
 def _lab8_to_float(lab8: np.ndarray) -> np.ndarray:

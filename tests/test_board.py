@@ -519,11 +519,31 @@ def test_dark_green_square_on_a_grey_mat_is_tile_by_colour() -> None:
     assert (outside > 0).mean() < 0.01
 
 
-def test_colour_cue_is_off_on_a_coloured_table() -> None:
-    # On a brown wooden table colour alone says nothing: only the colour distance counts.
+def test_colour_cue_is_off_on_a_table_of_many_colours() -> None:
+    # On a patterned carpet colour alone says nothing: only the colour distance counts.
     lab = np.zeros((50, 50, 3), np.float32)
-    lab[..., 1:] = (12.0, 25.0)
-    assert not board_module._colour_on_grey(lab, lab[:3].reshape(-1, 3)).any()
+    lab[..., 0] = 40.0
+    lab[::2, :, 1:] = (12.0, 25.0)
+    lab[1::2, :, 1:] = (-20.0, 5.0)
+    lab[20:30, 20:30, 1:] = (30.0, -30.0)
+    border = np.concatenate([lab[:3].reshape(-1, 3), lab[-3:].reshape(-1, 3)])
+    assert not board_module._colour_off_table(lab, border).any()
+
+
+def test_darker_square_of_another_hue_on_a_brown_table_is_tile_by_colour() -> None:
+    # A brown wooden table in shade keeps its hue; a dark forest square does not.
+    # A lighter spot off the table's hue (glare) is left to the colour distance.
+    lab = np.zeros((60, 60, 3), np.float32)
+    lab[...] = (50.0, 12.0, 25.0)
+    lab[:, 30:] = (30.0, 7.2, 15.0)  # the same table in shade
+    lab[10:25, 35:50] = (28.0, -6.0, 12.0)  # dark green, in the shade
+    lab[40:55, 5:20] = (80.0, 2.0, 14.0)  # glare: lighter, paler
+    border = lab[:3].reshape(-1, 3)
+    colour = board_module._colour_off_table(lab, border)
+    assert colour[14:21, 39:46].all()  # shrunk by half the averaging window
+    assert not colour[:, :30][:35].any()
+    assert not colour[:, 30:][30:].any()
+    assert not colour[40:55, 5:20].any()
 
 
 @pytest.mark.parametrize("seed", [11019, 11457])
@@ -583,6 +603,18 @@ def test_faint_outline_round_an_irregular_tile_area_is_moved_onto_its_seams(
 ) -> None:
     # No outline drawn round the tile area showed a clear grid: each was a fraction
     # of a square off at a corner. Fitted to the seams inside, one shows it.
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == board]
+    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+
+
+@pytest.mark.parametrize(("seed", "board"), [(10168, "37"), (10236, "11"), (11229, "71")])
+def test_dark_tiles_on_a_table_of_one_colour_are_part_of_the_kingdom(
+    shared_data: Path, seed: int, board: str
+) -> None:
+    # Forests and swamps in shade on a green or brown table were within the colour
+    # distance of the table in shade, but not of its hue: the kingdom came out a row
+    # or two short.
     scene = make_scene(seed, load_aau_boards(shared_data))
     (truth,) = [k for k in scene.kingdoms if k.board == board]
     assert_found(find_kingdoms(scene.image), truth, truth.shape)
