@@ -39,6 +39,14 @@ def assert_found(found: list[BoardLocation], truth: SceneKingdom, shape: tuple[i
     assert best.shape == shape
 
 
+def assert_scene_kingdom_found(data: Path, seed: int, board: str | None = None) -> None:
+    """Kingdom ``board`` of synthetic scene ``seed`` (its only kingdom when None) is found
+    with its true shape."""
+    scene = make_scene(seed, load_aau_boards(data))
+    (truth,) = [k for k in scene.kingdoms if board is None or k.board == board]
+    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+
+
 def read_fixture(fixtures: Path, name: str) -> np.ndarray:
     image = cv2.imread(str(fixtures / "photos" / name), cv2.IMREAD_COLOR)
     assert image is not None, name
@@ -459,10 +467,7 @@ def test_outline_stretched_over_the_table_is_not_chosen(shared_data: Path, seed:
     # 11001: an outline over a cutting mat's printed grid, whose lines look like clear
     # seams; 11240: an outline reaching out to a domino. Each holds a few more tile
     # pixels than the kingdom's own outline, and much more table.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = scene.kingdoms
-    found = find_kingdoms(scene.image)
-    assert_found(found, truth, truth.shape)
+    assert_scene_kingdom_found(shared_data, seed)
 
 
 def test_kingdoms_joined_by_a_shadow_are_found_apart(shared_data: Path) -> None:
@@ -552,19 +557,14 @@ def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
 ) -> None:
     # Forests and mines in shade on a dark grey mat were missing from the tile mask,
     # and no outline held a consistent grid.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = scene.kingdoms
-    found = find_kingdoms(scene.image)
-    assert_found(found, truth, truth.shape)
+    assert_scene_kingdom_found(shared_data, seed)
 
 
 @pytest.mark.parametrize(("seed", "board"), [(9026, "45"), (11205, "51")])
 def test_glare_spot_beside_a_kingdom_is_table(shared_data: Path, seed: int, board: str) -> None:
     # A spot of reflected light on the table next to a kingdom, brighter than any mix
     # of the table's colour with white: taken for tiles, it stretched the outline.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = [k for k in scene.kingdoms if k.board == board]
-    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+    assert_scene_kingdom_found(shared_data, seed, board)
 
 
 def test_outline_a_little_off_at_a_corner_is_moved_onto_the_seams() -> None:
@@ -603,9 +603,7 @@ def test_faint_outline_round_an_irregular_tile_area_is_moved_onto_its_seams(
 ) -> None:
     # No outline drawn round the tile area showed a clear grid: each was a fraction
     # of a square off at a corner. Fitted to the seams inside, one shows it.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = [k for k in scene.kingdoms if k.board == board]
-    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+    assert_scene_kingdom_found(shared_data, seed, board)
 
 
 @pytest.mark.parametrize(("seed", "board"), [(10168, "37"), (10236, "11"), (11229, "71")])
@@ -615,6 +613,4 @@ def test_dark_tiles_on_a_table_of_one_colour_are_part_of_the_kingdom(
     # Forests and swamps in shade on a green or brown table were within the colour
     # distance of the table in shade, but not of its hue: the kingdom came out a row
     # or two short.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = [k for k in scene.kingdoms if k.board == board]
-    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+    assert_scene_kingdom_found(shared_data, seed, board)
