@@ -1559,9 +1559,7 @@ def _lattice_quad(work: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) ->
     """
     rows, cols = shape
     canvas = _GRID_CANVAS
-    to_canvas = _to_grid_canvas(quad)
-    warped = cv2.warpPerspective(work, to_canvas, (canvas, canvas), flags=cv2.INTER_LINEAR)
-    gray = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gray = cv2.cvtColor(_on_grid_canvas(work, quad), cv2.COLOR_BGR2GRAY).astype(np.float32)
     on_grid: list[tuple[float, float]] = []
     on_canvas: list[tuple[float, float]] = []
     band = canvas / _LATTICE_BANDS
@@ -1590,8 +1588,9 @@ def _lattice_quad(work: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) ->
     if h is None or inliers is None or int(inliers.sum()) < 8:
         return None
     corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32).reshape(-1, 1, 2)
-    back = cv2.perspectiveTransform(cv2.perspectiveTransform(corners, h), np.linalg.inv(to_canvas))
-    if not cv2.isContourConvex(back.astype(np.float32)):
+    to_work = np.linalg.inv(_to_grid_canvas(quad))
+    back = cv2.perspectiveTransform(cv2.perspectiveTransform(corners, h), to_work)
+    if not cv2.isContourConvex(back):
         return None
     return order_corners(back.reshape(4, 2).astype(np.float64))
 
