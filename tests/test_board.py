@@ -39,12 +39,14 @@ def assert_found(found: list[BoardLocation], truth: SceneKingdom, shape: tuple[i
     assert best.shape == shape
 
 
-def assert_scene_kingdom_found(data: Path, seed: int, board: str | None = None) -> None:
+def assert_scene_kingdom_found(
+    data: Path, seed: int, board: str | None = None, shape: tuple[int, int] | None = None
+) -> None:
     """Kingdom ``board`` of synthetic scene ``seed`` (its only kingdom when None) is found
-    with its true shape."""
+    with ``shape`` (its true shape when None)."""
     scene = make_scene(seed, load_aau_boards(data))
     (truth,) = [k for k in scene.kingdoms if board is None or k.board == board]
-    assert_found(find_kingdoms(scene.image), truth, truth.shape)
+    assert_found(find_kingdoms(scene.image), truth, truth.shape if shape is None else shape)
 
 
 def read_fixture(fixtures: Path, name: str) -> np.ndarray:
@@ -435,10 +437,7 @@ def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
     # squares as brown as the wooden table. Their edges lie on the grid's lines, so
     # they belong to the kingdom. 5153: a patch of glare beside a kingdom, its edges
     # soft, is no column of it.
-    scene = make_scene(seed, load_aau_boards(shared_data))
-    (truth,) = [k for k in scene.kingdoms if k.board == board]
-    found = find_kingdoms(scene.image)
-    assert_found(found, truth, shape)
+    assert_scene_kingdom_found(shared_data, seed, board, shape)
 
 
 def test_side_whose_edge_row_is_glare_does_not_grow_past_it(shared_data: Path) -> None:
@@ -456,10 +455,7 @@ def test_dark_cutting_mat_whose_lines_are_as_sharp_further_out_is_not_a_row(
 ) -> None:
     # 9083: in shadow, a cutting mat looks like dark tiles by colour and its printed
     # lines like a row's sharp edge; a square further out they are as sharp.
-    scene = make_scene(9083, load_aau_boards(shared_data))
-    (truth,) = [k for k in scene.kingdoms if k.board == "30"]
-    found = find_kingdoms(scene.image)
-    assert_found(found, truth, (STANDARD_SIZE, STANDARD_SIZE))
+    assert_scene_kingdom_found(shared_data, 9083, "30", (STANDARD_SIZE, STANDARD_SIZE))
 
 
 @pytest.mark.parametrize("seed", [11001, 11240])
@@ -506,10 +502,7 @@ def test_square_row_edge_is_found_a_little_off_the_extended_grid(shared_data: Pa
     # 11017: a 5×5 kingdom found 5×4, its last column lakes on a purple cloth, by
     # colour much like the table. The grid extended by a square misses that
     # column's outer edge by a tenth of a square; looked for nearby, it is sharp.
-    scene = make_scene(11017, load_aau_boards(shared_data))
-    (truth,) = scene.kingdoms
-    found = find_kingdoms(scene.image)
-    assert_found(found, truth, (STANDARD_SIZE, STANDARD_SIZE))
+    assert_scene_kingdom_found(shared_data, 11017, shape=(STANDARD_SIZE, STANDARD_SIZE))
 
 
 def test_dark_green_square_on_a_grey_mat_is_tile_by_colour() -> None:
