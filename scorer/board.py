@@ -114,9 +114,19 @@ _TABLE_SPREAD: Final = 4.0
 table of one colour: within that distance of grey (a grey table) or of the line from grey
 through the table's colour (a coloured table, in light and in shade)."""
 
-_OFF_TABLE_COLOUR: Final = 4.0
+_OFF_TABLE_COLOUR: Final = 2.5
 """How much further than the table's spread from its colour, averaged over a small window,
 makes a tile on a table of one colour."""
+
+_CLIPPED: Final = 0.97
+"""Share of full scale at which a colour channel of the table is taken as clipped by the
+camera's exposure."""
+
+_CLIPPED_STRETCH: Final = 1.6
+"""Up to how many times its shown value a clipped channel of the table's colour may be."""
+
+_STRETCH_STEPS: Final = 6
+"""How many stretched colours between the shown and the most stretched are tried."""
 
 _COLOUR_WINDOW: Final = 7
 """Side, in work-image pixels, of that window."""
@@ -457,7 +467,9 @@ def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
     ``lab`` is the work image in float Lab and ``border`` the Lab values of its
     border band. Shade darkens a table but keeps its hue: in the a*b* plane its
     pixels stay near grey (a grey table) or near the line from grey through the
-    table's median colour (a coloured table). A pixel far off that line is a tile,
+    table's median colour (a coloured table; with the lines through its truer
+    colours if the camera clipped a channel, :func:`_shade_tints`). A pixel far off
+    those lines is a tile,
     however close to the table in lightness. On a coloured table only pixels no
     lighter than the table's median count: glare there moves the table's colour
     off the line. Nothing is marked on a table of many colours.
@@ -471,16 +483,50 @@ def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
     if spread <= _TABLE_SPREAD:
         away = np.hypot(a, b)
     else:
-        tint = np.median(border[:, 1:], axis=0)
-        spread = float(np.percentile(_off_line(border[:, 1], border[:, 2], tint), 90))
+        tints = _shade_tints(np.median(border, axis=0))
+        spread = float(np.percentile(_off_lines(border[:, 1], border[:, 2], tints), 90))
         if spread > _TABLE_SPREAD:
             return np.zeros(lab.shape[:2], bool)
         lighter = lab[..., 0] > float(np.median(border[:, 0]))
-        away = np.where(lighter, 0.0, _off_line(a, b, tint))
+        away = np.where(lighter, 0.0, _off_lines(a, b, tints))
     smooth = cv2.blur(away.astype(np.float32), (_COLOUR_WINDOW, _COLOUR_WINDOW))
     coloured = (smooth > spread + _OFF_TABLE_COLOUR).astype(np.uint8)
     window = np.ones((_COLOUR_WINDOW, _COLOUR_WINDOW), np.uint8)
     return np.asarray(cv2.erode(coloured, window) > 0)
+
+
+def _shade_tints(median: np.ndarray) -> list[np.ndarray]:
+    """The a*b* colours a table of median Lab colour ``median`` may show in shade.
+
+    Shade scales a table's colour channels alike and keeps its hue, so its colour
+    alone is enough, unless the camera's exposure clipped a channel at full scale:
+    then the table's true colour holds more of that channel than it shows, and its
+    shade, no longer clipped, shows the truer hue. For a clipped table the colours
+    with that channel stretched up to :data:`_CLIPPED_STRETCH` times follow the
+    shown one.
+
+    >>> [np.round(t) for t in _shade_tints(np.array([50.0, 0.0, 0.0]))]
+    [array([0., 0.])]
+    >>> len(_shade_tints(np.array([70.0, 35.0, 55.0])))  # orange, red clipped
+    7
+    """
+    lab = median.reshape(1, 1, 3).astype(np.float32)
+    bgr = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)[0, 0]
+    clipped = bgr >= _CLIPPED
+    tints = [np.asarray(median[1:], dtype=np.float64)]
+    if not clipped.any() or clipped.all():
+        return tints
+    for stretch in np.linspace(1.0, _CLIPPED_STRETCH, _STRETCH_STEPS + 1)[1:]:
+        truer = np.where(clipped, bgr * stretch, bgr)
+        truer = (truer / truer.max()).reshape(1, 1, 3).astype(np.float32)
+        tints.append(np.asarray(cv2.cvtColor(truer, cv2.COLOR_BGR2Lab)[0, 0, 1:], np.float64))
+    return tints
+
+
+def _off_lines(a: np.ndarray, b: np.ndarray, tints: list[np.ndarray]) -> np.ndarray:
+    """Distance in the a*b* plane from the nearest of the half-lines through ``tints``
+    (see :func:`_off_line`)."""
+    return np.asarray(np.minimum.reduce([_off_line(a, b, tint) for tint in tints]))
 
 
 def _off_line(a: np.ndarray, b: np.ndarray, tint: np.ndarray) -> np.ndarray:

@@ -544,6 +544,32 @@ def test_darker_square_of_another_hue_on_a_brown_table_is_tile_by_colour() -> No
     assert not colour[40:55, 5:20].any()
 
 
+def test_shade_of_a_table_clipped_by_exposure_is_not_tile_by_colour() -> None:
+    # An orange table whose red the exposure clipped at full scale: lit, it shows a
+    # yellower hue than its shade, where red is no longer clipped. The shade is
+    # table; a dark green square in it is not.
+    image = np.zeros((60, 60, 3), np.uint8)
+    image[...] = (73, 146, 253)  # lit orange, red clipped (BGR, as in scene 11240)
+    image[:, 30:] = (49, 101, 208)  # the table in shade: the truer, redder hue
+    image[10:25, 35:50] = (30, 70, 40)  # dark green, in the shade
+    lab = board_module._lab(image)
+    border = lab[:3, :30].reshape(-1, 3)
+    colour = board_module._colour_off_table(lab, border)
+    assert colour[14:21, 39:46].all()
+    assert not colour[:, 30:][30:].any()
+    assert not colour[:, :30].any()
+
+
+@pytest.mark.parametrize(("seed", "board"), [(9470, "46"), (10108, None)])
+def test_dim_forests_just_off_a_grey_table_colour_are_tile(
+    shared_data: Path, seed: int, board: str | None
+) -> None:
+    # Forests in shade on a grey table or mat, a little more colourful than the
+    # table: with a margin of 4 over the table's spread they were left out, and
+    # the outline missed a corner of the kingdom.
+    assert_scene_kingdom_found(shared_data, seed, board)
+
+
 @pytest.mark.parametrize("seed", [11019, 11457])
 def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
     shared_data: Path, seed: int
