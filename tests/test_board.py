@@ -560,16 +560,6 @@ def test_shade_of_a_table_clipped_by_exposure_is_not_tile_by_colour() -> None:
     assert not colour[:, :30].any()
 
 
-@pytest.mark.parametrize(("seed", "board"), [(9470, "46"), (10108, None)])
-def test_dim_forests_just_off_a_grey_table_colour_are_tile(
-    shared_data: Path, seed: int, board: str | None
-) -> None:
-    # Forests in shade on a grey table or mat, a little more colourful than the
-    # table: with a margin of 4 over the table's spread they were left out, and
-    # the outline missed a corner of the kingdom.
-    assert_scene_kingdom_found(shared_data, seed, board)
-
-
 @pytest.mark.parametrize("seed", [11019, 11457])
 def test_dark_squares_on_a_grey_cutting_mat_are_part_of_the_kingdom(
     shared_data: Path, seed: int
