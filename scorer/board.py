@@ -129,9 +129,6 @@ camera's exposure."""
 _CLIPPED_STRETCH: Final = 1.6
 """Up to how many times its shown value a clipped channel of the table's colour may be."""
 
-_STRETCH_STEPS: Final = 6
-"""How many stretched colours between the shown and the most stretched are tried."""
-
 _COLOUR_WINDOW: Final = 7
 """Side, in work-image pixels, of that window."""
 
@@ -471,10 +468,10 @@ def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
     ``lab`` is the work image in float Lab and ``border`` the Lab values of its
     border band. Shade darkens a table but keeps its hue: in the a*b* plane its
     pixels stay near grey (a grey table) or near the line from grey through the
-    table's median colour (a coloured table; with the lines through its truer
-    colours if the camera clipped a channel, :func:`_shade_tints`). A pixel far off
-    those lines is a tile,
-    however close to the table in lightness. On a coloured table only pixels no
+    table's median colour (a coloured table; if the camera clipped a channel, in
+    the wedge between that line and the line through its truest colour,
+    :func:`_shade_tints`). A pixel far off them is a tile, however close to the
+    table in lightness. On a coloured table only pixels no
     lighter than the table's median count: glare there moves the table's colour
     off the line. Nothing is marked on a table of many colours.
 
@@ -488,49 +485,62 @@ def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
         away = np.hypot(a, b)
     else:
         tints = _shade_tints(np.median(border, axis=0))
-        spread = float(np.percentile(_off_lines(border[:, 1], border[:, 2], tints), 90))
+        spread = float(np.percentile(_off_wedge(border[:, 1], border[:, 2], tints), 90))
         if spread > _TABLE_SPREAD:
             return np.zeros(lab.shape[:2], bool)
         lighter = lab[..., 0] > float(np.median(border[:, 0]))
-        away = np.where(lighter, 0.0, _off_lines(a, b, tints))
+        away = np.where(lighter, 0.0, _off_wedge(a, b, tints))
     smooth = cv2.blur(away.astype(np.float32), (_COLOUR_WINDOW, _COLOUR_WINDOW))
     coloured = (smooth > spread + _OFF_TABLE_COLOUR).astype(np.uint8)
     window = np.ones((_COLOUR_WINDOW, _COLOUR_WINDOW), np.uint8)
     return np.asarray(cv2.erode(coloured, window) > 0)
 
 
-def _shade_tints(median: np.ndarray) -> list[np.ndarray]:
-    """The a*b* colours a table of median Lab colour ``median`` may show in shade.
+def _shade_tints(median: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two a*b* colours between which a table of median Lab colour ``median`` lies.
 
     Shade scales a table's colour channels alike and keeps its hue, so its colour
     alone is enough, unless the camera's exposure clipped a channel at full scale:
     then the table's true colour holds more of that channel than it shows, and its
-    shade, no longer clipped, shows the truer hue. For a clipped table the colours
-    with that channel stretched up to :data:`_CLIPPED_STRETCH` times follow the
-    shown one.
+    shade, no longer clipped, shows a truer hue, somewhere up to the colour with
+    that channel :data:`_CLIPPED_STRETCH` times as strong. Returns the shown
+    colour and the truest one (the same colour twice when nothing is clipped).
 
-    >>> [np.round(t) for t in _shade_tints(np.array([50.0, 0.0, 0.0]))]
-    [array([0., 0.])]
-    >>> len(_shade_tints(np.array([70.0, 35.0, 55.0])))  # orange, red clipped
-    7
+    >>> grey, same = _shade_tints(np.array([50.0, 0.0, 0.0]))
+    >>> bool(np.allclose(grey, same))
+    True
+    >>> shown, truest = _shade_tints(np.array([70.0, 35.0, 55.0]))  # orange, red clipped
+    >>> bool(truest[0] > shown[0] + 10)  # redder
+    True
     """
     lab = median.reshape(1, 1, 3).astype(np.float32)
     bgr = cv2.cvtColor(lab, cv2.COLOR_Lab2BGR)[0, 0]
     clipped = bgr >= _CLIPPED
-    tints = [np.asarray(median[1:], dtype=np.float64)]
+    shown = np.asarray(median[1:], dtype=np.float64)
     if not clipped.any() or clipped.all():
-        return tints
-    for stretch in np.linspace(1.0, _CLIPPED_STRETCH, _STRETCH_STEPS + 1)[1:]:
-        truer = np.where(clipped, bgr * stretch, bgr)
-        truer = (truer / truer.max()).reshape(1, 1, 3).astype(np.float32)
-        tints.append(np.asarray(cv2.cvtColor(truer, cv2.COLOR_BGR2Lab)[0, 0, 1:], np.float64))
-    return tints
+        return shown, shown
+    truest = np.where(clipped, bgr * _CLIPPED_STRETCH, bgr)
+    truest = (truest / truest.max()).reshape(1, 1, 3).astype(np.float32)
+    return shown, np.asarray(cv2.cvtColor(truest, cv2.COLOR_BGR2Lab)[0, 0, 1:], np.float64)
 
 
-def _off_lines(a: np.ndarray, b: np.ndarray, tints: list[np.ndarray]) -> np.ndarray:
-    """Distance in the a*b* plane from the nearest of the half-lines through ``tints``
-    (see :func:`_off_line`)."""
-    return np.asarray(np.minimum.reduce([_off_line(a, b, tint) for tint in tints]))
+def _off_wedge(a: np.ndarray, b: np.ndarray, tints: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Distance in the a*b* plane from the wedge of hues between the half-lines from grey
+    through the two ``tints`` (0 inside it; see :func:`_off_line`).
+
+    >>> tints = (np.array([1.0, 0.0]), np.array([1.0, 1.0]))
+    >>> _off_wedge(np.array([5.0, 5.0, 3.0]), np.array([2.0, -3.0, 1.0]), tints)
+    array([0., 3., 0.])
+    """
+    first, last = tints
+    off = np.minimum(_off_line(a, b, first), _off_line(a, b, last))
+    turn = float(first[0] * last[1] - first[1] * last[0])
+    if abs(turn) < 1e-9:
+        return np.asarray(off)
+    after_first = (first[0] * b - first[1] * a) * turn >= 0
+    before_last = (a * last[1] - b * last[0]) * turn >= 0
+    ahead = a * (first[0] + last[0]) + b * (first[1] + last[1]) > 0
+    return np.asarray(np.where(after_first & before_last & ahead, 0.0, off))
 
 
 def _off_line(a: np.ndarray, b: np.ndarray, tint: np.ndarray) -> np.ndarray:
