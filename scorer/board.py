@@ -471,9 +471,9 @@ def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
     table's median colour (a coloured table; if the camera clipped a channel, in
     the wedge between that line and the line through its truest colour,
     :func:`_shade_tints`). A pixel far off them is a tile, however close to the
-    table in lightness. On a coloured table only pixels no
-    lighter than the table's median count: glare there moves the table's colour
-    off the line. Nothing is marked on a table of many colours.
+    table in lightness. On a coloured table only pixels no lighter than the
+    table's median count: glare there moves the table's colour off the line.
+    Nothing is marked on a table of many colours.
 
     The distance is averaged over a small window (tile artwork is speckled where it
     is dark) and the mask is then shrunk by half the window, so that it does not
@@ -533,10 +533,10 @@ def _off_wedge(a: np.ndarray, b: np.ndarray, tints: tuple[np.ndarray, np.ndarray
     array([0., 3., 0.])
     """
     first, last = tints
-    off = np.minimum(_off_line(a, b, first), _off_line(a, b, last))
     turn = float(first[0] * last[1] - first[1] * last[0])
-    if abs(turn) < 1e-9:
-        return np.asarray(off)
+    if abs(turn) < 1e-9:  # one hue: the wedge is its half-line
+        return _off_line(a, b, first)
+    off = np.minimum(_off_line(a, b, first), _off_line(a, b, last))
     after_first = (first[0] * b - first[1] * a) * turn >= 0
     before_last = (a * last[1] - b * last[0]) * turn >= 0
     ahead = a * (first[0] + last[0]) + b * (first[1] + last[1]) > 0
