@@ -211,3 +211,32 @@ def test_score_kingdom_warning_names_each_doubtful_square_and_its_other_reading(
     (warning,) = [w for w in report.warnings if "low confidence" in w]
     other = report.second_choices[(0, 1)].token
     assert f"row 1 column 2 (read {report.kingdom[(0, 1)].token}, perhaps {other})" in warning
+
+
+def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> None:
+    """Two bare squares seen as table both look most like the castle: only the likelier one
+    can be it, so the other is read as empty rather than as some tile."""
+    location = BoardLocation(
+        np.array([[0, 0], [500, 0], [500, 500], [0, 500]], np.float64),
+        (5, 5),
+        empty=frozenset({(2, 2), (0, 4)}),
+    )
+    model = FixedModel({(0, 4): 0.001})
+    proba = model.predict_cell_proba([np.zeros((4, 4, 3))] * 25)
+
+    class TwoCastles:
+        def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+            out = proba.copy()
+            out[4] = 1e-6
+            out[4, ALL_CELLS.index(CASTLE)] = 0.6
+            out[4, ALL_CELLS.index(Cell(Terrain.SWAMP, 0))] = 0.3
+            out[4, ALL_CELLS.index(EMPTY)] = 0.001
+            return out / out.sum(axis=1, keepdims=True)
+
+    board = np.zeros((500, 500, 3), np.uint8)
+    alone = classify_board(board, (5, 5), TwoCastles())  # type: ignore[arg-type]
+    assert alone.kingdom[(0, 4)] != EMPTY  # the castle taken, decoding reads a tile there
+    prediction = read_board(board, location, TwoCastles())  # type: ignore[arg-type]
+    assert prediction.kingdom.castle == (2, 2)
+    assert prediction.kingdom[(0, 4)] == EMPTY
+    assert (0, 4) in prediction.doubtful
