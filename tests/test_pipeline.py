@@ -221,8 +221,7 @@ def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> Non
         (5, 5),
         empty=frozenset({(2, 2), (0, 4)}),
     )
-    model = FixedModel({(0, 4): 0.001})
-    proba = model.predict_cell_proba([np.zeros((4, 4, 3))] * 25)
+    proba = FixedModel({}).predict_cell_proba([np.zeros((4, 4, 3))] * 25)
 
     class TwoCastles:
         def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
