@@ -19,7 +19,9 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Final, Literal
 
@@ -148,17 +150,23 @@ def cell_features(crop: np.ndarray) -> np.ndarray:
     return np.asarray(cells_features([crop])[0])
 
 
-def cells_features(crops: Sequence[np.ndarray]) -> np.ndarray:
+def cells_features(crops: Sequence[np.ndarray], workers: int | None = None) -> np.ndarray:
     """Describe many square crops at once: one row of :data:`FEATURE_SIZE` numbers each.
 
     Every crop is resized to :data:`CROP_SIDE` and the crops are then described
     together in numpy, which is several times faster than one at a time. A
-    row does not depend on the other crops in the batch.
+    row does not depend on the other crops in the batch. With more than one
+    core, the crown template matching runs in other threads beside the rest;
+    the result is the same for any number of threads.
 
     Parameters
     ----------
     crops : sequence of numpy.ndarray
         BGR uint8 images of single squares, any sizes.
+    workers : int, optional
+        Threads to use, the calling one included; by default one per
+        available core, at most :data:`MAX_WORKERS`. Batches under
+        :data:`MIN_CROPS_THREADED` crops use one.
 
     Returns
     -------
@@ -170,19 +178,54 @@ def cells_features(crops: Sequence[np.ndarray]) -> np.ndarray:
             raise ValueError(f"a crop is a BGR image at least 4×4 pixels, not {crop.shape}")
     if not len(crops):
         return np.zeros((0, FEATURE_SIZE), np.float32)
+    threads = _default_workers() if workers is None else max(1, workers)
     side = (CROP_SIDE, CROP_SIDE)
     imgs = np.stack([cv2.resize(c, side, interpolation=cv2.INTER_AREA) for c in crops])
     tall = imgs.reshape(-1, CROP_SIDE, 3)  # the crops one above the other: one colour conversion
     hsv = cv2.cvtColor(tall, cv2.COLOR_BGR2HSV).reshape(imgs.shape)
     lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
     gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
-    parts = [
-        _colour_features(hsv, lab),
-        _texture_features(gray),
-        _crown_features(hsv),
-        _crown_template_features(gray, lab[..., 2]),
-    ]
-    return np.concatenate(parts, axis=1).astype(np.float32)
+    if threads > 1 and len(crops) >= MIN_CROPS_THREADED:
+        # Crown template matching is nearly all OpenCV time, free of the interpreter
+        # lock: it runs in other threads while this one computes the rest.
+        chunks = [c for c in np.array_split(np.arange(len(crops)), threads - 1) if len(c)]
+        pending = [
+            _pool().submit(_crown_template_features, gray[c], lab[c, ..., 2]) for c in chunks
+        ]
+        rest = _pixel_features(hsv, lab, gray)
+        templates = np.concatenate([job.result() for job in pending])
+    else:
+        rest = _pixel_features(hsv, lab, gray)
+        templates = _crown_template_features(gray, lab[..., 2])
+    return np.concatenate([rest, templates], axis=1).astype(np.float32)
+
+
+MAX_WORKERS: Final = 4
+"""Most threads :func:`cells_features` uses by default."""
+
+MIN_CROPS_THREADED: Final = 8
+"""Fewest crops worth sharing between threads."""
+
+
+def _default_workers() -> int:
+    """Cores this process may run on, at most :data:`MAX_WORKERS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_WORKERS, cores))
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(MAX_WORKERS - 1, thread_name_prefix="crown-templates")
+
+
+def _pixel_features(hsv: np.ndarray, lab: np.ndarray, gray: np.ndarray) -> np.ndarray:
+    """Every feature but the crown template matches: colour, texture and crown masks."""
+    return np.concatenate(
+        [_colour_features(hsv, lab), _texture_features(gray), _crown_features(hsv)], axis=1
+    )
 
 
 def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
@@ -190,13 +233,13 @@ def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
     centre = slice(CROP_SIDE // 4, CROP_SIDE - CROP_SIDE // 4)
     ring = np.ones((CROP_SIDE, CROP_SIDE), bool)
     ring[centre, centre] = False
-    whole = lab.reshape(n, -1, 3)
+    planes = np.ascontiguousarray(lab.transpose(0, 3, 1, 2))  # n × 3 × side × side
+    whole = planes.reshape(n, 3, -1)
     out: list[np.ndarray] = []
-    for pixels in (whole, lab[:, centre, centre].reshape(n, -1, 3), lab[:, ring]):
-        out.append(pixels.mean(axis=1))
-        out.append(pixels.std(axis=1))
-    ranks = [k * whole.shape[1] // 10 for k in (1, 5, 9)]
-    out.append(np.partition(whole, ranks, axis=1)[:, ranks].reshape(n, -1))
+    for pixels in (whole, planes[:, :, centre, centre].reshape(n, 3, -1), planes[:, :, ring]):
+        out.extend(_mean_std(pixels))
+    ranks = [k * whole.shape[2] // 10 for k in (1, 5, 9)]
+    out.append(_order_statistics(whole, ranks).reshape(n, -1))
     hue = hsv[..., 0].reshape(n, -1).astype(np.int32)
     sat = hsv[..., 1].reshape(n, -1).astype(np.int32)
     val = hsv[..., 2].reshape(n, -1).astype(np.int32)
@@ -208,6 +251,31 @@ def _colour_features(hsv: np.ndarray, lab: np.ndarray) -> np.ndarray:
     weighted = _bincount_rows(centre_hue * 12 // 180, 12, centre_sat)
     out.append(weighted / np.maximum(weighted.sum(axis=1, keepdims=True), 1.0))
     return np.concatenate(out, axis=1)
+
+
+def _mean_std(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation along the last axis of float32 whole numbers.
+
+    The same float32 values as ``numpy.mean`` and ``numpy.std`` over the pixel
+    axis of an ``n × pixels × 3`` array (the features were first computed so):
+    sums of whole numbers are exact in any order, and the squared deviations
+    are summed one after another as numpy does along a non-contiguous axis.
+    """
+    count = np.float32(pixels.shape[-1])
+    mean = pixels.sum(axis=-1, keepdims=True) / count
+    deviation = pixels - mean
+    squares = np.cumsum(deviation * deviation, axis=-1)[..., -1]
+    return mean[..., 0], np.sqrt(squares / count)
+
+
+def _order_statistics(values: np.ndarray, ranks: Sequence[int]) -> np.ndarray:
+    """The ``ranks``-th smallest along the last axis of an ``n × planes × pixels`` array of
+    float32 whole numbers in 0–255 (``n × len(ranks) × planes``), by counting, not sorting."""
+    n, planes = values.shape[:2]
+    codes = values.astype(np.int32) + 256 * np.arange(n * planes).reshape(n, planes, 1)
+    counts = np.bincount(codes.ravel(), minlength=n * planes * 256).reshape(n, planes, 256)
+    below = np.cumsum(counts, axis=-1)
+    return np.stack([(below > k).argmax(axis=-1) for k in ranks], axis=1).astype(np.float32)
 
 
 def _bincount_rows(codes: np.ndarray, bins: int, weights: np.ndarray | None = None) -> np.ndarray:

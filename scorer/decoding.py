@@ -142,6 +142,66 @@ class _Programme:
 
 def _solve(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> list[Cell]:
     """Labels of every square (row-major) minimising the cost; see :func:`decode`."""
+    best = _best_if_buildable(cost, shape, unpaired_cost)
+    return best if best is not None else _solve_programme(cost, shape, unpaired_cost)
+
+
+def _best_if_buildable(
+    cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float
+) -> list[Cell] | None:
+    """Every square's own cheapest label, when the tile set can build that grid as it is.
+
+    No grid costs less than the sum of each square's cheapest label, so when
+    those labels hold one castle, no more of a pair than the set and (if
+    pairing counts) tile into dominoes of the set, they are the answer and the
+    integer programme is not needed. Most well-read boards are such a grid.
+    ``None`` otherwise.
+    """
+    rows, cols = shape
+    chosen = [ALL_CELLS[k] for k in np.argmin(cost, axis=1)]
+    if chosen.count(CASTLE) != 1:
+        return None
+    counts = tileset_counts()
+    tally = Counter(c for c in chosen if c not in (CASTLE, EMPTY))
+    if any(number > counts.get(cell, 0) for cell, number in tally.items()):
+        return None
+    if unpaired_cost <= 0:
+        return chosen
+    place = {label: k for k, label in enumerate(_tile_labels())}
+    label_of = [place.get(c) for c in chosen]  # None for the castle and empty squares
+    domino_of = _domino_index()
+    left = list(_domino_kinds().values())
+    open_ = [label is not None for label in label_of]
+    budget = [10_000]  # search steps; a grid this hard goes to the solver instead
+
+    def tile_from(i: int) -> bool:
+        while i < rows * cols and not open_[i]:
+            i += 1
+        if i == rows * cols:
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        r, c = divmod(i, cols)  # squares before i are all laid: its partner is right or below
+        for j in (i + 1 if c + 1 < cols else -1, i + cols if r + 1 < rows else -1):
+            if j < 0 or not open_[j]:
+                continue
+            k = domino_of.get((label_of[i], label_of[j]))  # type: ignore[arg-type]
+            if k is None or left[k] == 0:
+                continue
+            open_[i] = open_[j] = False
+            left[k] -= 1
+            if tile_from(i + 1):
+                return True
+            open_[i] = open_[j] = True
+            left[k] += 1
+        return False
+
+    return chosen if tile_from(0) else None
+
+
+def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> list[Cell]:
+    """:func:`_solve` by the integer programme."""
     n = shape[0] * shape[1]
     counts = tileset_counts()
     labels = _tile_labels()
@@ -156,34 +216,28 @@ def _solve(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> li
     order = np.argsort(tile_cost, axis=1, kind="stable")[:, :CANDIDATES]
     near = tile_cost <= np.min(cost, axis=1, keepdims=True) + CANDIDATE_MARGIN
     candidates = [
-        {labels[k] for k in row if near[i, k] or k == row[0]} for i, row in enumerate(order)
-    ]
+        sorted(int(k) for k in row if near[i, k] or k == row[0]) for i, row in enumerate(order)
+    ]  # label indices
+    label_cost = tile_cost
+    castle_col, empty_col = ALL_CELLS.index(CASTLE), ALL_CELLS.index(EMPTY)
     prog = _Programme(n)
     if unpaired_cost > 0:
+        domino_of = _domino_index()
         for i, j in _neighbours(shape):
-            for k, (a, b) in enumerate(dominoes):
-                for p, q in {(a, b), (b, a)}:
-                    if p in candidates[i] and q in candidates[j]:
+            for p in candidates[i]:
+                for q in candidates[j]:
+                    k = domino_of.get((p, q))
+                    if k is not None:
                         prog.add(
-                            cost[i, ALL_CELLS.index(p)] + cost[j, ALL_CELLS.index(q)],
-                            (
-                                i,
-                                j,
-                                domino_row + k,
-                                label_row + labels.index(p),
-                                label_row + labels.index(q),
-                            ),
-                            ((i, p), (j, q)),
+                            label_cost[i, p] + label_cost[j, q],
+                            (i, j, domino_row + k, label_row + p, label_row + q),
+                            ((i, labels[p]), (j, labels[q])),
                         )
     for i in range(n):
-        for label in candidates[i]:
-            prog.add(
-                cost[i, ALL_CELLS.index(label)] + unpaired_cost,
-                (i, label_row + labels.index(label)),
-                ((i, label),),
-            )
-        prog.add(cost[i, ALL_CELLS.index(CASTLE)], (i, castle_row), ((i, CASTLE),))
-        prog.add(cost[i, ALL_CELLS.index(EMPTY)], (i,), ((i, EMPTY),))
+        for p in candidates[i]:
+            prog.add(label_cost[i, p] + unpaired_cost, (i, label_row + p), ((i, labels[p]),))
+        prog.add(cost[i, castle_col], (i, castle_row), ((i, CASTLE),))
+        prog.add(cost[i, empty_col], (i,), ((i, EMPTY),))
     upper = np.concatenate(
         [
             np.ones(n + 1),
@@ -249,6 +303,18 @@ def _domino_kinds() -> dict[tuple[Cell, Cell], int]:
     many of it the set holds."""
     counts = Counter(_domino_key(d.first, d.second) for d in tileset())
     return {kind: counts[kind] for kind in sorted(counts, key=str)}
+
+
+@cache
+def _domino_index() -> dict[tuple[int, int], int]:
+    """Which distinct domino (its place in :func:`_domino_kinds`) two tile labels form,
+    keyed by their places in :func:`_tile_labels`, in both orders."""
+    place = {label: k for k, label in enumerate(_tile_labels())}
+    index: dict[tuple[int, int], int] = {}
+    for k, (a, b) in enumerate(_domino_kinds()):
+        index[place[a], place[b]] = k
+        index[place[b], place[a]] = k
+    return index
 
 
 @cache

@@ -396,7 +396,7 @@ def _featurize_chunk(
             views_of.append(augment(image, rng, photo=view % 2 == 1))
             origin.append(int(index))
             original.append(False)
-    rows = [cells_features(views_of[i : i + 64]) for i in range(0, len(views_of), 64)]
+    rows = [cells_features(views_of[i : i + 64], workers=1) for i in range(0, len(views_of), 64)]
     X = np.concatenate(rows) if rows else np.zeros((0, FEATURE_SIZE), np.float32)  # noqa: N806
     return X, np.asarray(origin, dtype=np.int64), np.asarray(original, dtype=bool)
 

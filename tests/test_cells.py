@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from scorer import cells
 from scorer.cells import FEATURE_SIZE, cell_features, cells_features, split_cells
 
 
@@ -96,3 +97,24 @@ def test_batched_features_match_one_crop_at_a_time(fixtures: Path) -> None:
     for row, crop in zip(batch, crops, strict=True):
         assert np.array_equal(row, cell_features(crop))
     assert cells_features([]).shape == (0, FEATURE_SIZE)
+
+
+def test_features_are_the_same_for_any_number_of_threads(fixtures: Path) -> None:
+    paths = sorted((fixtures / "cells").glob("*.jpg"))[:12]
+    crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
+    one = cells_features(crops, workers=1)
+    for workers in (2, 3):
+        assert np.array_equal(cells_features(crops, workers=workers), one)
+
+
+def test_colour_statistics_match_numpy_over_the_pixel_axis() -> None:
+    # the features were defined with numpy over an n × pixels × 3 layout
+    rng = np.random.default_rng(3)
+    pixels = rng.integers(0, 256, (4, 4096, 3)).astype(np.float32)
+    planes = np.ascontiguousarray(pixels.transpose(0, 2, 1))
+    mean, std = cells._mean_std(planes)
+    assert np.array_equal(mean, pixels.mean(axis=1))
+    assert np.array_equal(std, pixels.std(axis=1))
+    ranks = [409, 2048, 3686]
+    expected = np.partition(pixels, ranks, axis=1)[:, ranks]
+    assert np.array_equal(cells._order_statistics(planes, ranks), expected)

@@ -162,13 +162,13 @@ def test_committed_model_refused_when_copied_with_wrong_hash(tmp_path: Path) -> 
         load_model(tmp_path)
 
 
-@pytest.mark.parametrize("n_classes", [2, 5])
-def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int) -> None:
+@pytest.mark.parametrize(("n_classes", "leaves"), [(2, 7), (5, 7), (5, 31)])
+def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int, leaves: int) -> None:
     rng = np.random.default_rng(n_classes)
     X = rng.normal(size=(300, 12))  # noqa: N806
     tokens = [c.token for c in ALL_CELLS[:n_classes]]
     y = [tokens[i] for i in (X[:, 0] * 2 + X[:, 1]).astype(int) % n_classes]
-    model = CellClassifier(kind="hgb", max_iter=20, max_leaf_nodes=7).fit(X, y)
+    model = CellClassifier(kind="hgb", max_iter=20, max_leaf_nodes=leaves).fit(X, y)
     board = rng.normal(size=(25, 12))
     board[3, 4] = np.nan  # a missing value follows the trees' learned direction
     expected = model.estimator_.predict_proba(board)

@@ -178,3 +178,38 @@ def test_decode_falls_back_to_counts_alone_without_a_solution(
 def test_candidate_pruning_keeps_every_label_pairing_could_choose() -> None:
     # relabelling a square can save at most two unpaired costs (it and one neighbour)
     assert decoding.CANDIDATE_MARGIN > 2 * UNPAIRED_COST
+
+
+def test_a_buildable_best_reading_skips_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(decoding, "milp", lambda *args, **kwargs: pytest.fail("solver called"))
+    kingdom, _ = decode(_one_hot(_tokens(BUILT)), ALL_CELLS, (5, 5))
+    assert kingdom == BUILT
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ["C", "W0", "C", "W0"],  # two castles
+        ["M3", "M3", "C", "."],  # more M3 than the set holds
+        ["M0", "W0", "C", "."],  # no domino holds M0 with W0
+        ["W0", "W0", "W0", "C"],  # three W0: one is left without a partner
+    ],
+)
+def test_a_best_reading_the_set_cannot_build_goes_to_the_solver(tokens: list[str]) -> None:
+    cost = -np.log(_one_hot(tokens))
+    assert decoding._best_if_buildable(cost, (2, 2), UNPAIRED_COST) is None
+
+
+def test_the_shortcut_gives_the_solvers_answer() -> None:
+    rng = np.random.default_rng(7)
+    taken = 0
+    for trial in range(60):
+        noise = rng.uniform(0.0, 0.4 + trial / 60, (25, len(ALL_CELLS)))
+        probs = _one_hot(_tokens(BUILT), sharp=0.5) + noise
+        cost = -np.log(probs / probs.sum(axis=1, keepdims=True))
+        for unpaired in (UNPAIRED_COST, 0.0):
+            quick = decoding._best_if_buildable(cost, (5, 5), unpaired)
+            if quick is not None:
+                taken += 1
+                assert quick == decoding._solve_programme(cost, (5, 5), unpaired)
+    assert 10 < taken < 110  # both ways were tried
