@@ -90,6 +90,10 @@ _DENSITY_POWER: Final = 2
 _JOIN_SHARE: Final = 0.8
 """Area share under which a part inside a larger part is a separate place of it."""
 
+_PLACE_SHARE: Final = 0.4
+"""Size, as a share of the largest, of a group of outlines inside another that makes a
+separate place (see :func:`_places`)."""
+
 _STEP_REACH: Final = 2
 """Pixels either side over which a side's edge must be a step in colour, not a thin line."""
 
@@ -660,8 +664,9 @@ def _without_joins(parts: list[np.ndarray]) -> list[np.ndarray]:
     """The parts of an area less those that join several places (shadow spread between kingdoms).
 
     A part holds several places when the smaller parts inside it fall into two or
-    more groups that do not overlap; it is then an outline of them all, like the
-    whole area, and no kingdom's.
+    more groups that do not overlap, each of a kingdom's size next to the others
+    (:func:`_places`); it is then an outline of them all, like the whole area,
+    and no kingdom's.
     """
     kept = []
     for part in parts:
@@ -673,9 +678,17 @@ def _without_joins(parts: list[np.ndarray]) -> list[np.ndarray]:
             and cv2.contourArea(c) < _JOIN_SHARE * area
             and _contains(part, _centre(c))
         ]
-        if len(_clusters(inside)) < 2:
+        if len(_places(_clusters(inside))) < 2:
             kept.append(part)
     return kept
+
+
+def _places(clusters: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """The clusters that may each be a kingdom: those whose largest outline is at least
+    :data:`_PLACE_SHARE` of the largest one's. Kingdoms joined by shadow are alike in
+    size; a kingdom that glare breaks into pieces leaves one large piece and small ones."""
+    largest = [max(cv2.contourArea(c) for c in cluster) for cluster in clusters]
+    return [c for c, a in zip(clusters, largest, strict=True) if a >= _PLACE_SHARE * max(largest)]
 
 
 def _clean_mask(mask: np.ndarray) -> np.ndarray:
