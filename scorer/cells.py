@@ -221,6 +221,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(MAX_WORKERS - 1, thread_name_prefix="crown-templates")
 
 
+# A forked process (a training worker) has none of its parent's threads: it starts its own pool.
+os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def _pixel_features(hsv: np.ndarray, lab: np.ndarray, gray: np.ndarray) -> np.ndarray:
     """Every feature but the crown template matches: colour, texture and crown masks."""
     return np.concatenate(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import cv2
@@ -118,3 +119,12 @@ def test_colour_statistics_match_numpy_over_the_pixel_axis() -> None:
     ranks = [409, 2048, 3686]
     expected = np.partition(pixels, ranks, axis=1)[:, ranks]
     assert np.array_equal(cells._order_statistics(planes, ranks), expected)
+
+
+def test_a_forked_process_computes_features_with_its_own_threads(fixtures: Path) -> None:
+    paths = sorted((fixtures / "cells").glob("*.jpg"))[:10]
+    crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
+    expected = cells_features(crops, workers=2)  # the parent's thread pool now exists
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        result = pool.apply_async(cells_features, (crops, 2)).get(timeout=60)
+    assert np.array_equal(result, expected)
