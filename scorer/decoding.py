@@ -168,10 +168,10 @@ def _best_if_buildable(
     if unpaired_cost <= 0:
         return chosen
     place = {label: k for k, label in enumerate(_tile_labels())}
-    label_of = [place.get(c) for c in chosen]  # None for the castle and empty squares
+    label_of = [place.get(c, -1) for c in chosen]  # -1: the castle or an empty square
     domino_of = _domino_index()
     left = list(_domino_kinds().values())
-    open_ = [label is not None for label in label_of]
+    open_ = [label >= 0 for label in label_of]
     budget = [10_000]  # search steps; a grid this hard goes to the solver instead
 
     def tile_from(i: int) -> bool:
@@ -186,7 +186,7 @@ def _best_if_buildable(
         for j in (i + 1 if c + 1 < cols else -1, i + cols if r + 1 < rows else -1):
             if j < 0 or not open_[j]:
                 continue
-            k = domino_of.get((label_of[i], label_of[j]))  # type: ignore[arg-type]
+            k = domino_of.get((label_of[i], label_of[j]))
             if k is None or left[k] == 0:
                 continue
             open_[i] = open_[j] = False
@@ -218,7 +218,6 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
     candidates = [
         sorted(int(k) for k in row if near[i, k] or k == row[0]) for i, row in enumerate(order)
     ]  # label indices
-    label_cost = tile_cost
     castle_col, empty_col = ALL_CELLS.index(CASTLE), ALL_CELLS.index(EMPTY)
     prog = _Programme(n)
     if unpaired_cost > 0:
@@ -229,13 +228,13 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
                     k = domino_of.get((p, q))
                     if k is not None:
                         prog.add(
-                            label_cost[i, p] + label_cost[j, q],
+                            tile_cost[i, p] + tile_cost[j, q],
                             (i, j, domino_row + k, label_row + p, label_row + q),
                             ((i, labels[p]), (j, labels[q])),
                         )
     for i in range(n):
         for p in candidates[i]:
-            prog.add(label_cost[i, p] + unpaired_cost, (i, label_row + p), ((i, labels[p]),))
+            prog.add(tile_cost[i, p] + unpaired_cost, (i, label_row + p), ((i, labels[p]),))
         prog.add(cost[i, castle_col], (i, castle_row), ((i, CASTLE),))
         prog.add(cost[i, empty_col], (i,), ((i, EMPTY),))
     upper = np.concatenate(
