@@ -517,9 +517,7 @@ class _FlatTrees:
         self.depth = int(nodes["depth"].max())
         self.is_leaf = leaf
         depths = nodes["depth"][leaf]
-        self.prune_after = frozenset(
-            int(np.percentile(depths, q)) - 1 for q in (50, 80, 95) if self.depth > 2
-        )
+        self.prune_after = frozenset(int(np.percentile(depths, q)) - 1 for q in (50, 80, 95))
         self.per_iteration = int(estimator.n_trees_per_iteration_)
         self.baseline = np.asarray(estimator._baseline_prediction, np.float64).reshape(1, -1)
 

@@ -167,7 +167,7 @@ def _best_if_buildable(
         return None
     if unpaired_cost <= 0:
         return chosen
-    place = {label: k for k, label in enumerate(_tile_labels())}
+    place = _label_place()
     label_of = [place.get(c, -1) for c in chosen]  # -1: the castle or an empty square
     domino_of = _domino_index()
     left = list(_domino_kinds().values())
@@ -308,12 +308,18 @@ def _domino_kinds() -> dict[tuple[Cell, Cell], int]:
 def _domino_index() -> dict[tuple[int, int], int]:
     """Which distinct domino (its place in :func:`_domino_kinds`) two tile labels form,
     keyed by their places in :func:`_tile_labels`, in both orders."""
-    place = {label: k for k, label in enumerate(_tile_labels())}
+    place = _label_place()
     index: dict[tuple[int, int], int] = {}
     for k, (a, b) in enumerate(_domino_kinds()):
         index[place[a], place[b]] = k
         index[place[b], place[a]] = k
     return index
+
+
+@cache
+def _label_place() -> dict[Cell, int]:
+    """Each tile label's place in :func:`_tile_labels`."""
+    return {label: k for k, label in enumerate(_tile_labels())}
 
 
 @cache
