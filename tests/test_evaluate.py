@@ -45,6 +45,7 @@ def test_report_quotes_every_summary_figure() -> None:
             "aau_boards_exact_score": 0.93,
             "aau_boards_exact_grid": 0.9,
             "phone_tiles_right": 0.98,
+            "phone_tiles_right_published": 0.9712,
             "duel_tiles_right": 0.9,
             "duel_game1_squares_right": 49,
             "duel_game1_squares": 49,
@@ -63,6 +64,8 @@ def test_report_quotes_every_summary_figure() -> None:
             "squares": 10,
             **accuracies,
             "confusion": evaluate._confusion(["M2", "M1"], ["M1", "M1"]),
+            "published": {"squares": 10, "both": 0.9712, "terrain": 0.99, "crowns": 0.98},
+            "relabelled": 3,
         },
         "duel": {
             "tiles": {"squares": 5, **accuracies},
@@ -76,3 +79,5 @@ def test_report_quotes_every_summary_figure() -> None:
     assert "| **W0** |" in report
     assert report.count("| truth \\ predicted |") == 2  # aau-boards and phone-tiles
     assert "2.00% of all squares, 1 of the 2 wrong ones" in report
+    assert "3 crops whose folder is plainly wrong" in report
+    assert "| phone-tiles fully right, against the folders as published | 97.12% |" in report
