@@ -252,7 +252,11 @@ def training_accuracy(model: CellClassifier, features: FeatureSet) -> float:
 
 
 def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
-    """Counts of crops and groups per data set and per label, for the metadata."""
+    """Counts of crops and groups per data set and per label, for the metadata.
+
+    ``relabelled`` counts the crops trained on a label other than the data
+    set's own (:data:`scorer.datasets.PHONE_LABEL_FIXES`).
+    """
     out: dict[str, Any] = {}
     for source in sorted({t.source for t in tiles}):
         mine = [t for t in tiles if t.source == source]
@@ -261,6 +265,7 @@ def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
             "crops": len(mine),
             "groups": len({t.group for t in mine}),
             "labels": dict(sorted(labels.items())),
+            "relabelled": sum(t.published is not None for t in mine),
         }
     return out
 

@@ -91,9 +91,14 @@ def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> Non
 
 
 def test_describe_data_counts_crops_groups_and_labels(fixtures: Path) -> None:
-    described = train.describe_data(_fixture_tiles(fixtures))
+    tiles = _fixture_tiles(fixtures)
+    first = tiles[0]
+    tiles[0] = Tile(first.image, Cell.parse("M2"), first.group, "test", Cell.parse("M1"))
+    described = train.describe_data(tiles)
     assert described["test"]["crops"] == 6
     assert sum(described["test"]["labels"].values()) == 6
+    assert described["test"]["labels"]["M2"] >= 1
+    assert described["test"]["relabelled"] == 1
 
 
 def test_collect_tiles_refuses_an_unknown_data_set(tmp_path: Path) -> None:
