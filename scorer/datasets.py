@@ -35,23 +35,23 @@ _IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 _GroupOf = Callable[[Path], str]
 
 PHONE_LABEL_FIXES: Final[Mapping[str, str]] = {
-    # file under phone-tiles/: what the crop shows, by eye (published folder, why)
-    "mine_1/IMG_4122_0.jpg": "M2",  # mine_1; the two-crown mine art, both crowns in full view
-    "mine_1/IMG_4140_12.jpg": "S1",  # mine_1; a swamp (boat art) with one crown
-    "mine_1/IMG_4144_11.jpg": "M2",  # mine_1; the two-crown mine art, both crowns in full view
-    "mine_2/board_5.jpg": "S2",  # mine_2; a swamp (boat art) with two crowns
-    "swamp_0/IMG_4048_16.jpg": "S1",  # swamp_0; boat art and a crown inside the tile
-    "swamp_0/IMG_4054_20.jpg": "S1",  # swamp_0; boat art and a crown inside the tile
-    "swamp_0/IMG_4076_17.jpg": "S1",  # swamp_0; boat art and a crown inside the tile
-    "swamp_0/IMG_4124_10.jpg": "S1",  # swamp_0; boat art and a crown inside the tile
-    "swamp_0/IMG_4139_29.jpg": "S2",  # swamp_0; boat art and two crowns side by side
-    "swamp_1/IMG_20180403_131656_15.jpg": "S2",  # swamp_1; two crowns side by side
-    "swamp_1/IMG_20180403_131658_15.jpg": "S2",  # swamp_1; two crowns side by side
-    "swamp_1/IMG_20180403_132554_12(1).jpg": "S2",  # swamp_1; two crowns along one edge
-    "swamp_1/IMG_4086_1.jpg": "S2",  # swamp_1; two crowns along one edge
-    "swamp_1/IMG_4106_26.jpg": "M2",  # swamp_1; a mine (dark ground, mine art), two crowns
-    "swamp_1/IMG_4111_5.jpg": "M1",  # swamp_1; a mine (dark ground, mine art), one crown
-    "wheat_0/kd24_6.jpg": "G0",  # wheat_0; a green grassland square with sheep
+    # file under phone-tiles/ (its folder is the published label): what the crop shows
+    "mine_1/IMG_4122_0.jpg": "M2",  # the two-crown mine art, both crowns in full view
+    "mine_1/IMG_4140_12.jpg": "S1",  # a swamp (boat art) with one crown
+    "mine_1/IMG_4144_11.jpg": "M2",  # the two-crown mine art, both crowns in full view
+    "mine_2/board_5.jpg": "S2",  # a swamp (boat art) with two crowns
+    "swamp_0/IMG_4048_16.jpg": "S1",  # boat art and a crown inside the tile
+    "swamp_0/IMG_4054_20.jpg": "S1",  # boat art and a crown inside the tile
+    "swamp_0/IMG_4076_17.jpg": "S1",  # boat art and a crown inside the tile
+    "swamp_0/IMG_4124_10.jpg": "S1",  # boat art and a crown inside the tile
+    "swamp_0/IMG_4139_29.jpg": "S2",  # boat art and two crowns side by side
+    "swamp_1/IMG_20180403_131656_15.jpg": "S2",  # two crowns side by side
+    "swamp_1/IMG_20180403_131658_15.jpg": "S2",  # two crowns side by side
+    "swamp_1/IMG_20180403_132554_12(1).jpg": "S2",  # two crowns along one edge
+    "swamp_1/IMG_4086_1.jpg": "S2",  # two crowns along one edge
+    "swamp_1/IMG_4106_26.jpg": "M2",  # a mine (dark ground, mine art), two crowns
+    "swamp_1/IMG_4111_5.jpg": "M1",  # a mine (dark ground, mine art), one crown
+    "wheat_0/kd24_6.jpg": "G0",  # a green grassland square with sheep
 }
 """Phone crops whose folder is plainly wrong, and the label they get here.
 

@@ -99,11 +99,12 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
         log(f"fold {k + 1}/{folds} done")
     sources = np.array([t.source for t in tiles])
     truth = np.array([t.cell.token for t in tiles])
-    published = np.array([t.published_cell.token for t in tiles])
     aau = _aau_figures(boards, proba[sources == "aau"])
+    phone_tiles = [t for t in tiles if t.source == "phone"]
+    published = np.array([t.published_cell.token for t in phone_tiles])
     phone = _tile_figures(truth[sources == "phone"], proba[sources == "phone"])
-    phone["published"] = _tile_figures(published[sources == "phone"], proba[sources == "phone"])
-    phone["relabelled"] = int(np.sum(truth[sources == "phone"] != published[sources == "phone"]))
+    phone["published"] = _tile_figures(published, proba[sources == "phone"])
+    phone["relabelled"] = sum(t.published is not None for t in phone_tiles)
     duel = _duel_figures(root, features, seed, jobs)
     log("Mighty Duel done")
     summary = {
