@@ -28,6 +28,7 @@ import enum
 import json
 import os
 import sqlite3
+import time
 import typing
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -303,7 +304,12 @@ _SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 
 
 def _open_or_create(path: Path) -> None:
-    """Check an existing file without writing to it, then create the tables if it is new."""
+    """Check an existing file without writing to it, then create the tables if it is new.
+
+    Windows opening a new file at the same moment race to switch it to WAL and
+    create the tables. SQLite answers some of these steps "busy" at once, without
+    waiting, so the step is tried again until :data:`BUSY_TIMEOUT_MS` has passed.
+    """
     if path.is_dir():
         raise StoreError(f"the games file {path} is a folder")
     try:
@@ -312,11 +318,32 @@ def _open_or_create(path: Path) -> None:
         raise StoreError(f"cannot create the folder for the games file {path}: {err}") from None
     if path.exists():
         _check_existing(path)
-    with _errors_as_store_errors(path), closing(_raw_connect(path)) as conn:
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    with _errors_as_store_errors(path):
+        while True:
+            try:
+                version = _prepare(path)
+                break
+            except sqlite3.OperationalError as err:
+                if not _is_busy(err) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(_BUSY_RETRY_S)
+    if version is not None:
+        _check_version(path, version if version else SCHEMA_VERSION)
+
+
+_BUSY_RETRY_S: Final = 0.02
+"""Pause before trying a busy step of :func:`_open_or_create` again."""
+
+
+def _prepare(path: Path) -> int | None:
+    """Switch the file to WAL and create the tables if it has none; return the
+    version found, or None for a games file that needed nothing."""
+    with closing(_raw_connect(path)) as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if version == SCHEMA_VERSION and str(mode).lower() == "wal":
-            return  # the usual case: a checked games file, nothing to write
+            return None  # the usual case: a checked games file, nothing to write
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":  # pragma: no cover - e.g. a file system without locks
             conn.execute("PRAGMA journal_mode = DELETE")
@@ -333,7 +360,7 @@ def _open_or_create(path: Path) -> None:
             conn.rollback()
             raise
         conn.execute("COMMIT")
-    _check_version(path, version if version else SCHEMA_VERSION)
+        return int(version)
 
 
 def _check_existing(path: Path) -> None:
@@ -415,13 +442,18 @@ def _errors_as_store_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.OperationalError as err:
-        if "locked" in str(err) or "busy" in str(err):
+        if _is_busy(err):
             raise StoreBusyError(
                 f"the games file {path} is busy (another window is saving); nothing was written"
             ) from None
         raise StoreError(f"the games file {path} cannot be used: {err}") from None
     except sqlite3.DatabaseError as err:
         raise StoreError(f"the games file {path} is damaged or not a games file: {err}") from None
+
+
+def _is_busy(err: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds the file."""
+    return "locked" in str(err) or "busy" in str(err)
 
 
 # --------------------------------------------------------------------------- values

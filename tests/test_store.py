@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from scorer.errors import DynastyError, ScorerError, StoreError
+from scorer import store as store_module
+from scorer.errors import DynastyError, ScorerError, StoreBusyError, StoreError
 from scorer.kingdom import Kingdom
 from scorer.scoring import DYNASTY_GAMES, Rules, TieBreakOrder, score
 from scorer.store import (
@@ -434,6 +435,37 @@ def test_concurrent_processes_lose_nothing(path: Path) -> None:
     assert len({g.id for g in games}) == workers * count
     assert len(GameStore(path).dynasties()) == workers * count // 3
     assert all(p.total == 3 for g in games for p in g.players if p.name.endswith("-a"))
+
+
+def test_a_step_answered_busy_at_once_is_tried_again(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Windows creating a new file together: SQLite may answer "locked" without waiting.
+    real, calls = store_module._prepare, []
+
+    def busy_once(p: Path) -> int | None:
+        calls.append(p)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(p)
+
+    monkeypatch.setattr(store_module, "_prepare", busy_once)
+    players = [("Ann", Kingdom.parse("C M3")), ("Ben", Kingdom.parse("C"))]
+    GameStore(path).save_game("Sunday", players, Rules())
+    assert len(calls) == 2
+    assert len(GameStore(path).games()) == 1
+
+
+def test_a_file_busy_for_too_long_is_a_clear_error(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def always_busy(p: Path) -> int | None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store_module, "_prepare", always_busy)
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 50)
+    with pytest.raises(StoreBusyError, match="is busy"):
+        GameStore(path)
 
 
 def test_concurrent_threads_lose_nothing(store: GameStore) -> None:
