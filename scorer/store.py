@@ -329,7 +329,7 @@ def _open_or_create(path: Path) -> None:
                     raise
             time.sleep(_BUSY_RETRY_S)
     if version is not None:
-        _check_version(path, version if version else SCHEMA_VERSION)
+        _check_version(path, version)
 
 
 _BUSY_RETRY_S: Final = 0.02
@@ -338,7 +338,7 @@ _BUSY_RETRY_S: Final = 0.02
 
 def _prepare(path: Path) -> int | None:
     """Switch the file to WAL and create the tables if it has none; return the
-    version found, or None for a games file that needed nothing."""
+    file's version now, or None for a games file that needed nothing."""
     with closing(_raw_connect(path)) as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -360,7 +360,7 @@ def _prepare(path: Path) -> int | None:
             conn.rollback()
             raise
         conn.execute("COMMIT")
-        return int(version)
+        return int(version) if version else SCHEMA_VERSION
 
 
 def _check_existing(path: Path) -> None:
