@@ -428,7 +428,7 @@ def test_hard_edges_still_give_one_five_by_five_kingdom(
 
 @pytest.mark.parametrize(
     ("seed", "board", "shape"),
-    [(9110, "8", (5, 5)), (9275, "56", (5, 5)), (5153, "65", (5, 5))],
+    [(9110, "8", (5, 5)), (9275, "56", (5, 5)), (5153, "65", (5, 5)), (20030, "29", (5, 5))],
 )
 def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
     shared_data: Path, seed: int, board: str, shape: tuple[int, int]
@@ -436,7 +436,8 @@ def test_sparse_edge_row_counts_when_its_tiles_line_up_with_the_grid(
     # 9110: an edge column holding one pale square; 9275: an edge row holding three
     # squares as brown as the wooden table. Their edges lie on the grid's lines, so
     # they belong to the kingdom. 5153: a patch of glare beside a kingdom, its edges
-    # soft, is no column of it.
+    # soft, is no column of it. 20030: a lone pale grassland square in an edge column,
+    # its edge against the table faint along the column.
     assert_scene_kingdom_found(shared_data, seed, board, shape)
 
 
