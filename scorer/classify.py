@@ -227,6 +227,12 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         on phone tiles was small (97.28% against 97.11% at 0.3).
     blend_iter : int
         Solver iterations of the blended perceptron.
+    members : int
+        Learners fitted side by side, whose probabilities are averaged. Given a
+        ``member`` index per training row (see :meth:`fit`), each sees the rows
+        shared by all plus its own augmented copies: averaging learners that saw
+        different random augmentations of the same crops steadies the squares a
+        single one reads by chance (see ``scorer.train.MEMBERS``).
     random_state : int
         Seed.
     """
@@ -244,6 +250,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         alpha: float = 1e-3,
         blend_weight: float = 0.0,
         blend_iter: int = 200,
+        members: int = 1,
         random_state: int = 0,
     ) -> None:
         self.kind = kind
@@ -257,10 +264,20 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.alpha = alpha
         self.blend_weight = blend_weight
         self.blend_iter = blend_iter
+        self.members = members
         self.random_state = random_state
 
-    def fit(self, X: np.ndarray, y: Any) -> CellClassifier:  # noqa: N803
-        """Fit on an ``n × FEATURE_SIZE`` matrix and cell tokens; return ``self``."""
+    def fit(
+        self,
+        X: np.ndarray,  # noqa: N803
+        y: Any,
+        member: np.ndarray | None = None,
+    ) -> CellClassifier:
+        """Fit on an ``n × FEATURE_SIZE`` matrix and cell tokens; return ``self``.
+
+        ``member`` gives each row's learner (``0 … members - 1``), or -1 for a
+        row every learner sees; without it every learner sees every row.
+        """
         X = np.asarray(X, dtype=np.float32)  # noqa: N806
         labels = np.asarray(y, dtype=str)
         unknown = set(labels) - set(TOKENS)
@@ -268,15 +285,26 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             raise ValueError(f"unknown cell tokens: {sorted(unknown)}")
         if not 0.0 <= self.blend_weight < 1.0:
             raise ValueError(f"blend_weight must be in [0, 1), not {self.blend_weight}")
-        estimator = self._make_estimator()
+        if self.members < 1:
+            raise ValueError(f"members must be at least 1, not {self.members}")
+        owner = np.full(len(labels), -1) if member is None else np.asarray(member)
+        if owner.shape != labels.shape or owner.max(initial=-1) >= self.members:
+            raise ValueError(f"member must give each row a learner below {self.members} or -1")
+        estimators = []
         blend = None
         with threadpool_limits(1):  # on a shared machine, waiting threads cost more than they save
-            estimator.fit(X, labels)
+            for k in range(self.members):
+                rows = (owner == -1) | (owner == k)
+                if len(set(labels[rows])) != len(set(labels)):
+                    raise ValueError(f"learner {k} does not see every class")
+                estimators.append(
+                    self._make_estimator(self.random_state + k).fit(X[rows], labels[rows])
+                )
             if self.kind == "hgb" and self.blend_weight > 0:
                 blend = self._perceptron(self.blend_iter).fit(X, labels)
-        self.estimator_ = estimator
+        self.estimators_ = estimators
         self.blend_ = blend
-        self.classes_ = np.asarray(estimator.classes_)
+        self.classes_ = np.asarray(estimators[0].classes_)
         self.n_features_in_ = X.shape[1]
         self.feature_version_ = FEATURE_VERSION
         return self
@@ -288,9 +316,11 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         once in numpy (:class:`_FlatTrees`), which is many times faster than
         scikit-learn's tree-by-tree loop and gives the same probabilities.
         """
-        check_is_fitted(self, "estimator_")
+        check_is_fitted(self, "estimators_")
         rows = np.asarray(X, dtype=np.float32)
-        proba = self._estimator_proba(rows)
+        proba = np.asarray(
+            np.mean([self._estimator_proba(e, rows) for e in self.estimators_], axis=0)
+        )
         blend = getattr(self, "blend_", None)
         if blend is None:
             return proba
@@ -304,7 +334,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
 
     def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """Probabilities over :data:`scorer.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
-        check_is_fitted(self, "estimator_")
+        check_is_fitted(self, "estimators_")
         features = cells_features(crops)
         return self.expand_proba(self.predict_proba(features))
 
@@ -315,13 +345,14 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             full[:, TOKENS.index(str(token))] = proba[:, j]
         return full
 
-    def _estimator_proba(self, rows: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _estimator_proba(estimator: Any, rows: np.ndarray) -> np.ndarray:
         if len(rows) > _SMALL_BATCH:
-            return np.asarray(self.estimator_.predict_proba(rows))
-        if isinstance(self.estimator_, HistGradientBoostingClassifier):
-            return _flat_trees(self.estimator_).predict_proba(rows)
+            return np.asarray(estimator.predict_proba(rows))
+        if isinstance(estimator, HistGradientBoostingClassifier):
+            return _flat_trees(estimator).predict_proba(rows)
         with threadpool_limits(1):  # threads cost more than they save on one board
-            return np.asarray(self.estimator_.predict_proba(rows))
+            return np.asarray(estimator.predict_proba(rows))
 
     def _perceptron(self, max_iter: int) -> Pipeline:
         return Pipeline(
@@ -339,7 +370,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             ]
         )
 
-    def _make_estimator(self) -> Any:
+    def _make_estimator(self, seed: int) -> Any:
         if self.kind == "hgb":
             return HistGradientBoostingClassifier(
                 max_iter=self.max_iter,
@@ -348,7 +379,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 l2_regularization=self.l2_regularization,
                 class_weight=self.class_weight,
                 early_stopping=False,
-                random_state=self.random_state,
+                random_state=seed,
             )
         if self.kind == "logistic":
             return Pipeline(
@@ -475,6 +506,10 @@ def _load_skops(model_path: Path) -> CellClassifier:
     if not isinstance(model, CellClassifier):
         raise ModelFileError(
             _restore(f"the model file {model_path} holds a {type(model).__name__}")
+        )
+    if not hasattr(model, "estimators_"):
+        raise ModelFileError(
+            _restore(f"the model file {model_path} was written by an older version of the program")
         )
     if getattr(model, "feature_version_", None) != FEATURE_VERSION:
         raise ModelFileError(

@@ -171,7 +171,7 @@ def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int, leaves
     model = CellClassifier(kind="hgb", max_iter=20, max_leaf_nodes=leaves).fit(X, y)
     board = rng.normal(size=(25, 12))
     board[3, 4] = np.nan  # a missing value follows the trees' learned direction
-    expected = model.estimator_.predict_proba(board)
+    expected = model.estimators_[0].predict_proba(board)
     assert np.allclose(model.predict_proba(board), expected, atol=1e-12)
 
 
@@ -181,13 +181,47 @@ def test_blended_model_saves_loads_and_mixes_both_learners(tmp_path: Path) -> No
     X = rng.normal(size=(300, 10))  # noqa: N806
     y = np.array(["W0", "W1", "C"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 1)]
     model = CellClassifier(kind="hgb", max_iter=10, blend_weight=0.3, blend_iter=300).fit(X, y)
-    trees = model.estimator_.predict_proba(X[:5])
+    trees = model.estimators_[0].predict_proba(X[:5])
     perceptron = model.blend_.predict_proba(X[:5])
     assert np.allclose(model.predict_proba(X[:5]), 0.7 * trees + 0.3 * perceptron)
     save_model(model, tmp_path, {"note": "test"})
     assert np.allclose(load_model(tmp_path).predict_proba(X[:5]), model.predict_proba(X[:5]))
     with pytest.raises(ValueError, match="blend_weight"):
         CellClassifier(blend_weight=1.0).fit(X, y)
+
+
+def test_learners_each_fit_the_shared_rows_and_their_own_and_are_averaged(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(240, 6))  # noqa: N806
+    y = np.array(["W0", "F0", "L0"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)]
+    member = np.repeat([-1, 0, 1], 80)
+    model = CellClassifier(kind="hgb", max_iter=10, members=2).fit(X, y, member=member)
+    assert len(model.estimators_) == 2
+    first = CellClassifier(kind="hgb", max_iter=10).fit(X[:160], y[:160])
+    second = CellClassifier(kind="hgb", max_iter=10, random_state=1)
+    second.fit(np.concatenate([X[:80], X[160:]]), np.concatenate([y[:80], y[160:]]))
+    expected = (first.predict_proba(X[:7]) + second.predict_proba(X[:7])) / 2
+    assert np.allclose(model.predict_proba(X[:7]), expected, atol=1e-12)
+    save_model(model, tmp_path, {"note": "test"})
+    assert np.allclose(load_model(tmp_path).predict_proba(X[:7]), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("members", "member", "message"),
+    [
+        (0, None, "at least 1"),
+        (2, np.full(90, 2), "learner below 2"),
+        (2, np.full(89, -1), "learner below 2"),
+        (2, np.repeat([-1, 0, 1], 30), "does not see every class"),
+    ],
+)
+def test_learners_need_a_valid_member_for_each_row(
+    members: int, member: np.ndarray | None, message: str
+) -> None:
+    X = np.arange(90, dtype=float).reshape(-1, 1)  # noqa: N806
+    y = np.array(["W0"] * 30 + ["F0"] * 30 + ["L0"] * 30)  # the last 30 rows hold all the L0s
+    with pytest.raises(ValueError, match=message):
+        CellClassifier(max_iter=5, members=members).fit(X, y, member=member)
 
 
 def test_runner_up_is_the_likeliest_reading_other_than_the_decoded_one() -> None:

@@ -77,17 +77,24 @@ def test_a_model_that_does_not_fit_its_training_crops_is_not_written(
 
 def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> None:
     tiles = _fixture_tiles(fixtures)
-    one = train.featurize(tiles, views=1, seed=3, jobs=1)
-    two = train.featurize(tiles, views=1, seed=3, jobs=2)
+    one = train.featurize(tiles, views=1, seed=3, jobs=1, members=1)
+    two = train.featurize(tiles, views=1, seed=3, jobs=2, members=1)
     assert np.array_equal(one.X, two.X)
     assert len(one.y) == len(tiles) * 2
-    photo_like = train.featurize(tiles, views=2, seed=3, jobs=1)  # a second, photo-like copy
+    photo_like = train.featurize(tiles, views=2, seed=3, jobs=1, members=1)  # a photo-like copy
     assert len(photo_like.y) == len(tiles) * 3
     assert np.array_equal(photo_like.X[1::3], one.X[1::2])  # the first copies are unchanged
-    turned = train.featurize(tiles, views=2, seed=3, jobs=1, turns=True)
+    turned = train.featurize(tiles, views=2, seed=3, jobs=1, turns=True, members=1)
     assert len(turned.y) == len(tiles) * 6
     assert one.original.sum() == len(tiles)
     assert list(one.y[one.original]) == [t.cell.token for t in tiles]
+    # Two learners: the crop as it is is shared, each learner has its own copies,
+    # and the first learner's copies are those of a single learner.
+    pair = train.featurize(tiles, views=2, seed=3, jobs=1, members=2)
+    assert len(pair.y) == len(tiles) * 5
+    assert list(pair.member[:5]) == [-1, 0, 0, 1, 1]
+    assert np.array_equal(pair.X[pair.member < 1], photo_like.X)
+    assert not np.array_equal(pair.X[1::5], pair.X[3::5])
 
 
 def test_describe_data_counts_crops_groups_and_labels(fixtures: Path) -> None:
@@ -114,7 +121,7 @@ def test_retrain_without_some_kingdoms_reads_them(shared_data: Path) -> None:
     tiles = [t for b in boards if b.group not in held_groups for t in datasets.board_tiles(b)]
     tiles += datasets.load_phone_tiles(shared_data)
     features = train.featurize(tiles, views=0, seed=0, jobs=2)
-    model = train.fit_model(features)
+    model = train.fit_model(features, members=1)  # no copies: learners would be alike
     right = total = 0
     for board in boards:
         if board.group not in held_groups:
