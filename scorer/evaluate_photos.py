@@ -487,9 +487,7 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     Each is paired with the boards it never saw, so scenes built from them
     measure the pipeline on unseen kingdoms.
     """
-    from dataclasses import fields
-
-    from scorer.train import JITTERED_VIEWS, FeatureSet, collect_tiles, featurize, fit_model
+    from scorer.train import JITTERED_VIEWS, collect_tiles, featurize, fit_model
 
     print("training two held-out classifiers (a few minutes)...", file=sys.stderr)
     tiles = collect_tiles(root, ("aau", "phone"))
@@ -499,10 +497,7 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     for f in range(2):
         held = set(kingdoms[f::2])
         keep = ~((features.sources == "aau") & np.isin(features.groups, sorted(held)))
-        subset = FeatureSet(
-            **{fl.name: getattr(features, fl.name)[keep] for fl in fields(features)}
-        )
-        model = fit_model(subset, seed=0)
+        model = fit_model(features.select(keep), seed=0)
         read = _reader(model)
         folds.append(([b for b in boards if b.group in held], read))
     return folds

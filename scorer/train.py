@@ -258,11 +258,6 @@ def featurize(
 def fit_model(features: FeatureSet, seed: int = 0, **params: Any) -> CellClassifier:
     """Fit a :class:`CellClassifier` with :data:`MODEL_PARAMS` (overridden by ``params``)."""
     chosen = {**MODEL_PARAMS, "random_state": seed, **params}
-    members = int(features.member.max(initial=-1)) + 1
-    if members > chosen["members"]:
-        raise ValueError(
-            f"the features hold copies for {members} learners, not {chosen['members']}"
-        )
     return CellClassifier(**chosen).fit(features.X, features.y, member=features.member)
 
 
