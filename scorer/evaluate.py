@@ -11,10 +11,13 @@
     audited labels (:data:`scorer.datasets.PHONE_LABEL_FIXES`) and against the
     folders as published;
 (c) ``mighty-duel/tiles`` and the 7×7 board ``game1`` with a model trained on
-    ``aau-boards`` and ``phone-tiles`` only.
+    ``aau-boards`` and ``phone-tiles`` only (and the synthetic scenes built
+    from ``aau-boards``).
 
 (a) and (b) share one set of folds: each fold holds out some kingdoms and some
-photos together, and trains on everything else (without Mighty Duel data).
+photos together, and trains on everything else (without Mighty Duel data). The
+squares of the training scenes (:data:`scorer.train.SCENES`) belong to their
+kingdom's group, so a fold drops the scene squares of the kingdoms it holds out.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ from scorer.scoring import property_points
 from scorer.train import (
     EVALUATION_FILE,
     JITTERED_VIEWS,
+    SCENES,
     FeatureSet,
     collect_tiles,
     featurize,
     fit_model,
+    scene_features,
 )
 
 REPORT_FILE: Final = "evaluation.md"
@@ -82,6 +87,7 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
     boards = datasets.load_aau_boards(root)
     tiles = collect_tiles(root, ("aau", "phone"))
     features = featurize(tiles, views=JITTERED_VIEWS, seed=seed, jobs=jobs)
+    features = features.join(scene_features(boards, SCENES, jobs=jobs))
     log = _progress()
     log(f"{len(tiles)} crops, {len(features.y)} feature rows")
     is_test_view = features.original

@@ -487,16 +487,28 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     Each is paired with the boards it never saw, so scenes built from them
     measure the pipeline on unseen kingdoms.
     """
-    from scorer.train import JITTERED_VIEWS, collect_tiles, featurize, fit_model
+    from scorer.train import (
+        JITTERED_VIEWS,
+        SCENE_SOURCE,
+        SCENES,
+        collect_tiles,
+        featurize,
+        fit_model,
+        scene_features,
+    )
 
     print("training two held-out classifiers (a few minutes)...", file=sys.stderr)
     tiles = collect_tiles(root, ("aau", "phone"))
     features = featurize(tiles, views=JITTERED_VIEWS, seed=0, jobs=jobs)
+    # Training scenes are drawn from seeds far from the evaluated ones; their squares
+    # carry their kingdom's group, so each fold drops those of the kingdoms it holds out.
+    features = features.join(scene_features(boards, SCENES, jobs=jobs))
     kingdoms = sorted({b.group for b in boards})
     folds = []
     for f in range(2):
         held = set(kingdoms[f::2])
-        keep = ~((features.sources == "aau") & np.isin(features.groups, sorted(held)))
+        board_rows = np.isin(features.sources, ["aau", SCENE_SOURCE])
+        keep = ~(board_rows & np.isin(features.groups, sorted(held)))
         model = fit_model(features.select(keep), seed=0)
         read = _reader(model)
         folds.append(([b for b in boards if b.group in held], read))

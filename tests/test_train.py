@@ -12,6 +12,7 @@ from scorer import datasets, train
 from scorer.datasets import Tile
 from scorer.decoding import decode
 from scorer.kingdom import ALL_CELLS, Cell
+from scorer.synth import demo_board
 
 
 def _fixture_tiles(fixtures: Path) -> list[Tile]:
@@ -111,6 +112,38 @@ def test_describe_data_counts_crops_groups_and_labels(fixtures: Path) -> None:
 def test_collect_tiles_refuses_an_unknown_data_set(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown data set"):
         train.collect_tiles(tmp_path, ["nope"])
+
+
+def test_scene_squares_carry_their_kingdom_and_label() -> None:
+    boards = [demo_board(0), demo_board(1)]
+    scenes = train.scene_features(boards, 2, first_seed=5, jobs=1)
+    n = len(scenes.y)
+    assert n >= 25  # at least one kingdom's squares
+    assert scenes.X.shape == (n, train.FEATURE_SIZE)
+    assert set(scenes.groups) <= {b.group for b in boards}
+    tokens = {cell.token for b in boards for _, cell in b.kingdom.cells()} | {"."}
+    assert set(scenes.y) <= tokens
+    assert set(scenes.sources) == {train.SCENE_SOURCE}
+    assert not scenes.original.any()  # never a test view
+    assert (scenes.member == -1).all() and (scenes.origin == -1).all()
+    again = train.scene_features(boards, 2, first_seed=5, jobs=2)
+    np.testing.assert_array_equal(again.X, scenes.X)  # seeded, whatever the processes
+
+
+def test_no_boards_give_no_scene_squares() -> None:
+    scenes = train.scene_features([], 5, jobs=1)
+    assert scenes.X.shape == (0, train.FEATURE_SIZE)
+    assert len(scenes.y) == len(scenes.groups) == len(scenes.member) == 0
+
+
+def test_feature_sets_join_row_by_row(fixtures: Path) -> None:
+    features = train.featurize(_fixture_tiles(fixtures), views=1, seed=0, jobs=1)
+    scenes = train.scene_features([demo_board(0)], 1, jobs=1)
+    joined = features.join(scenes)
+    assert len(joined.y) == len(features.y) + len(scenes.y)
+    np.testing.assert_array_equal(joined.X[len(features.y) :], scenes.X)
+    np.testing.assert_array_equal(joined.sources[: len(features.y)], features.sources)
+    assert joined.select(joined.sources == train.SCENE_SOURCE).y.tolist() == scenes.y.tolist()
 
 
 @pytest.mark.slow
