@@ -504,10 +504,10 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     # carry their kingdom's group, so each fold drops those of the kingdoms it holds out.
     features = features.join(scene_features(boards, SCENES, jobs=jobs))
     kingdoms = sorted({b.group for b in boards})
+    board_rows = np.isin(features.sources, ["aau", SCENE_SOURCE])
     folds = []
     for f in range(2):
         held = set(kingdoms[f::2])
-        board_rows = np.isin(features.sources, ["aau", SCENE_SOURCE])
         keep = ~(board_rows & np.isin(features.groups, sorted(held)))
         model = fit_model(features.select(keep), seed=0)
         read = _reader(model)

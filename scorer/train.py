@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final
 
@@ -151,23 +151,12 @@ class FeatureSet:
     def join(self, other: FeatureSet) -> FeatureSet:
         """These rows followed by ``other``'s."""
         return FeatureSet(
-            *(np.concatenate([getattr(self, f), getattr(other, f)]) for f in _FEATURE_FIELDS)
+            *(np.concatenate([getattr(self, f.name), getattr(other, f.name)]) for f in fields(self))
         )
 
     def select(self, mask: np.ndarray) -> FeatureSet:
         """The rows where ``mask`` is True."""
-        return FeatureSet(
-            self.X[mask],
-            self.y[mask],
-            self.groups[mask],
-            self.sources[mask],
-            self.origin[mask],
-            self.original[mask],
-            self.member[mask],
-        )
-
-
-_FEATURE_FIELDS: Final = ("X", "y", "groups", "sources", "origin", "original", "member")
+        return FeatureSet(*(getattr(self, f.name)[mask] for f in fields(self)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
