@@ -37,7 +37,7 @@ import sklearn
 
 from scorer import datasets
 from scorer.board import BoardLocation, rectify
-from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cells_features, split_cells
+from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cells_features
 from scorer.classify import (
     MODEL_DIR,
     CellClassifier,
@@ -289,7 +289,7 @@ def scene_features(
 
     Each kingdom is rectified through its true corners and cut as the pipeline
     cuts a photo's board (:func:`scorer.board.rectify`,
-    :func:`scorer.cells.split_cells`); each square is labelled with the
+    :func:`scorer.datasets.board_tiles`); each square is labelled with the
     kingdom's cell (empty where the scene took a tile away) and grouped with its
     board's kingdom. The rows are shared by every learner and never count as a
     test view (``original`` is False, ``origin`` is -1). Without boards, no rows.
@@ -308,7 +308,7 @@ def scene_features(
     groups = np.array([g for p in parts for g in p[2]], dtype=str)
     n = len(y)
     return FeatureSet(
-        X=np.asarray(X, np.float32).reshape(n, FEATURE_SIZE),
+        X=np.asarray(X, np.float32),
         y=y,
         groups=groups,
         sources=np.full(n, SCENE_SOURCE),
@@ -321,20 +321,21 @@ def scene_features(
 def _scene_chunk(
     boards: Sequence[datasets.Board], seeds: np.ndarray
 ) -> tuple[np.ndarray, list[str], list[str]]:
-    group_of = {b.name: b.group for b in boards}
-    rows: list[np.ndarray] = []
-    labels: list[str] = []
-    groups: list[str] = []
+    by_name = {b.name: b for b in boards}
+    tiles: list[Tile] = []
     for seed in seeds:
         scene = make_scene(int(seed), boards)
-        for kingdom in scene.kingdoms:
-            board = rectify(scene.image, BoardLocation(kingdom.corners, kingdom.shape))
-            rows.append(cells_features(split_cells(board, kingdom.shape), workers=1))
-            cells = [cell.token for _, cell in kingdom.kingdom.cells()]
-            labels.extend(cells)
-            groups.extend([group_of[kingdom.board]] * len(cells))
-    X = np.concatenate(rows) if rows else np.zeros((0, FEATURE_SIZE), np.float32)  # noqa: N806
-    return X, labels, groups
+        for placed in scene.kingdoms:
+            source = by_name[placed.board]
+            image = rectify(scene.image, BoardLocation(placed.corners, placed.shape))
+            photographed = datasets.Board(source.name, image, placed.kingdom, source.group)
+            tiles.extend(datasets.board_tiles(photographed, SCENE_SOURCE))
+    X = (  # noqa: N806
+        cells_features([t.image for t in tiles], workers=1)
+        if tiles
+        else np.zeros((0, FEATURE_SIZE), np.float32)
+    )
+    return X, [t.cell.token for t in tiles], [t.group for t in tiles]
 
 
 def fit_model(features: FeatureSet, seed: int = 0, **params: Any) -> CellClassifier:
