@@ -28,7 +28,7 @@ from typing import Final, Literal
 import cv2
 import numpy as np
 
-FEATURE_VERSION: Final = 3
+FEATURE_VERSION: Final = 4
 """Bumped whenever :func:`cell_features` changes; a model records the version it saw."""
 
 CROP_SIDE: Final = 64
@@ -92,6 +92,46 @@ _CROWN_YELLOW: Final = (
     "46 46 43 41 38 35 34 32 31 31 30 31 29 28 31 37 41 43 44 45 47 44 38 35",
 )
 """The same crown in the yellow–blue channel (Lab b* − 100): yellow fill in a white outline."""
+
+
+_CROWN_WHITE: Final = (
+    "29 29 30 30 30 31 33 34 34 32 30 29 27 27 29 29 29 30 29 26 26 30 33 35",
+    "27 28 30 30 30 30 32 34 32 31 30 28 28 28 28 29 27 26 26 24 24 26 29 33",
+    "24 26 28 30 30 29 31 33 33 32 30 30 31 32 32 31 28 25 23 24 23 24 27 31",
+    "26 27 30 31 30 30 33 39 42 41 37 37 39 44 46 42 34 28 26 27 26 26 27 32",
+    "29 30 33 36 37 38 46 58 64 67 63 63 67 76 74 65 51 41 40 38 34 30 29 32",
+    "34 35 42 49 54 59 74 89 98 104 102 100 104 112 108 102 93 80 73 61 49 39 33 36",
+    "38 39 48 58 71 89 106 114 115 118 118 117 121 126 121 119 117 112 105 85 63 47 37 39",
+    "40 39 48 63 85 107 115 122 122 124 124 120 119 121 125 130 132 127 116 99 73 51 37 37",
+    "39 36 44 64 89 108 114 110 102 94 87 80 74 77 90 105 115 118 111 99 76 48 32 34",
+    "37 32 38 61 86 98 90 74 59 52 49 46 44 44 48 58 69 80 91 94 76 43 30 32",
+    "35 30 33 55 81 86 68 54 43 39 38 34 32 34 36 41 46 54 68 85 75 42 29 30",
+    "37 30 33 54 82 80 61 47 41 39 34 26 25 32 37 38 40 49 65 82 75 43 29 29",
+    "39 31 35 59 86 79 58 45 42 39 32 28 28 33 38 38 41 52 70 86 80 51 32 31",
+    "42 34 42 67 87 80 68 59 56 49 42 39 41 45 49 50 56 68 81 91 87 63 39 34",
+    "44 40 51 75 87 84 88 90 87 77 67 65 70 74 77 80 87 98 100 96 89 74 49 38",
+    "47 47 62 84 94 98 109 116 110 100 94 97 98 101 103 101 105 109 106 101 91 80 58 42",
+    "48 49 63 85 97 103 104 101 105 103 105 99 82 86 101 100 103 105 99 95 89 80 58 42",
+    "45 40 49 72 86 92 85 82 97 101 104 91 69 71 91 96 95 93 81 80 80 68 47 38",
+    "35 32 36 48 61 62 52 57 79 91 90 72 51 51 71 86 86 74 55 49 50 43 35 32",
+    "32 30 31 33 36 36 34 38 53 64 61 46 35 37 46 58 60 49 38 35 34 34 32 31",
+)
+"""The crown in whiteness (Lab lightness less twice the chroma): the white outline
+bright, the yellow fill and the ground around it dark, on any terrain. The mean
+of the 119 crowns of ``aau-boards`` squares that the yellow template found (a
+correlation of at least 0.75), each turned back upright.
+
+The grey and yellow templates match a crown on a dark ground; on grassland,
+whose green is as yellow as a crown's fill, a square with two crowns rarely
+showed two strong matches (107 of 243 grassland two-crown phone crops), and
+this template at 0.8 of its size shows them in 165."""
+
+_WHITE_SCALES: Final = (1.0, 0.8)
+"""Sizes, relative to :data:`_CROWN_WHITE`, at which the whiteness template is matched:
+phone photos often show crowns smaller than the template."""
+
+_WHITE_CHROMA_WEIGHT: Final = 2.0
+"""Whiteness is Lab lightness less this many times the chroma."""
 
 
 def split_cells(
@@ -185,18 +225,23 @@ def cells_features(crops: Sequence[np.ndarray], workers: int | None = None) -> n
     hsv = cv2.cvtColor(tall, cv2.COLOR_BGR2HSV).reshape(imgs.shape)
     lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
     gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
+    white = _whiteness(lab)
     if threads > 1 and len(crops) >= MIN_CROPS_THREADED:
         # Crown template matching is nearly all OpenCV time, free of the interpreter
-        # lock: it runs in other threads while this one computes the rest.
-        chunks = [c for c in np.array_split(np.arange(len(crops)), threads - 1) if len(c)]
+        # lock: it runs in other threads while this one computes the rest, and then
+        # matches its own, smaller share of the crops.
+        own, *shares = _template_shares(len(crops), threads)
         pending = [
-            _pool().submit(_crown_template_features, gray[c], lab[c, ..., 2]) for c in chunks
+            _pool().submit(_crown_template_features, gray[c], lab[c, ..., 2], white[c])
+            for c in shares
+            if len(c)
         ]
         rest = _pixel_features(hsv, lab, gray)
-        templates = np.concatenate([job.result() for job in pending])
+        mine = _crown_template_features(gray[own], lab[own, ..., 2], white[own])
+        templates = np.concatenate([mine, *(job.result() for job in pending)])
     else:
         rest = _pixel_features(hsv, lab, gray)
-        templates = _crown_template_features(gray, lab[..., 2])
+        templates = _crown_template_features(gray, lab[..., 2], white)
     return np.concatenate([rest, templates], axis=1).astype(np.float32)
 
 
@@ -205,6 +250,19 @@ MAX_WORKERS: Final = 4
 
 MIN_CROPS_THREADED: Final = 8
 """Fewest crops worth sharing between threads."""
+
+
+PIXEL_TO_TEMPLATE_COST: Final = 0.6
+"""Time of the pixel features relative to the crown template matching, for the same crops."""
+
+
+def _template_shares(count: int, threads: int) -> list[np.ndarray]:
+    """Split ``count`` crops' template matching between ``threads`` threads, the calling
+    thread first: it also computes the pixel features, so it takes a smaller share."""
+    other = (1.0 + PIXEL_TO_TEMPLATE_COST) / threads
+    own = max(0, round(count * (1.0 - (threads - 1) * other)))
+    rest = np.array_split(np.arange(own, count), threads - 1)
+    return [np.arange(own), *rest]
 
 
 def _default_workers() -> int:
@@ -396,48 +454,77 @@ def _dilate(masks: np.ndarray) -> np.ndarray:
     return _stacked(padded, lambda m: cv2.dilate(m, kernel))[:, 1:-1, 1:-1]
 
 
-def _crown_template_features(gray: np.ndarray, yellowness: np.ndarray) -> np.ndarray:
+def _whiteness(lab: np.ndarray) -> np.ndarray:
+    """Lab lightness less :data:`_WHITE_CHROMA_WEIGHT` times the chroma (OpenCV's 8-bit Lab)."""
+    chroma = np.hypot(lab[..., 1] - 128.0, lab[..., 2] - 128.0)
+    return np.asarray(lab[..., 0] - _WHITE_CHROMA_WEIGHT * chroma, np.float32)
+
+
+def _crown_template_features(
+    gray: np.ndarray, yellowness: np.ndarray, whiteness: np.ndarray
+) -> np.ndarray:
     """Best matches of a crown's shape, in any of four turns.
 
     For the grey and the yellow–blue channel, the five strongest separate
-    peaks of normalised cross-correlation with a crown icon, and how
-    many peaks pass 0.6 and 0.7: a crowned square has one strong peak per crown.
+    peaks of normalised cross-correlation with a crown icon, and how many
+    peaks pass 0.6 and 0.7: a crowned square has one strong peak per crown.
+    The same for the whiteness channel at each of :data:`_WHITE_SCALES`, with
+    how many peaks pass 0.5 as well.
     """
-    out = []
-    n = len(gray)
-    for channel, templates in (
-        (gray.astype(np.float32), _crown_templates(_CROWN_GREY)),
-        (yellowness.astype(np.float32), _crown_templates(_CROWN_YELLOW)),
-    ):
-        padded = np.pad(channel, ((0, 0), (6, 6), (6, 6)), mode="edge")
-        response = np.full(padded.shape, -1.0, np.float32)
-        for image, best in zip(padded, response, strict=True):
-            for template in templates:
-                res = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
-                cy, cx = template.shape[0] // 2, template.shape[1] // 2
-                view = best[cy : cy + res.shape[0], cx : cx + res.shape[1]]
-                np.maximum(view, res, out=view)
-        height, width = padded.shape[1], padded.shape[2]
-        yy = np.arange(height)[None, :, None]
-        xx = np.arange(width)[None, None, :]
-        flat = response.reshape(n, -1)
-        peaks = []
-        for _ in range(5):
-            at = flat.argmax(axis=1)
-            peaks.append(flat[np.arange(n), at])
-            y, x = np.divmod(at, width)
-            near = (np.abs(yy - y[:, None, None]) <= 7) & (np.abs(xx - x[:, None, None]) <= 7)
-            response[near] = -1.0
-        values = np.column_stack(peaks).astype(np.float32)
-        out.append(
-            np.column_stack([values, (values > 0.6).sum(axis=1), (values > 0.7).sum(axis=1)])
-        )
+    matches: list[tuple[np.ndarray, tuple[np.ndarray, ...], tuple[float, ...]]] = [
+        (gray, _crown_templates(_CROWN_GREY, 1.0), (0.6, 0.7)),
+        (yellowness, _crown_templates(_CROWN_YELLOW, 1.0), (0.6, 0.7)),
+    ]
+    matches.extend(
+        (whiteness, _crown_templates(_CROWN_WHITE, scale), (0.5, 0.6, 0.7))
+        for scale in _WHITE_SCALES
+    )
+    out = [
+        _template_peaks(channel.astype(np.float32), templates, thresholds)
+        for channel, templates, thresholds in matches
+    ]
     return np.concatenate(out, axis=1).astype(np.float32)
 
 
+def _template_peaks(
+    channel: np.ndarray, templates: Sequence[np.ndarray], thresholds: Sequence[float]
+) -> np.ndarray:
+    """The five strongest separate peaks of the best match of any template over each image
+    of an ``n × h × w`` stack, then how many peaks pass each threshold."""
+    n = len(channel)
+    if not n:
+        return np.zeros((0, 5 + len(thresholds)), np.float32)
+    padded = np.pad(channel, ((0, 0), (6, 6), (6, 6)), mode="edge")
+    response = np.full(padded.shape, -1.0, np.float32)
+    for image, best in zip(padded, response, strict=True):
+        for template in templates:
+            res = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+            cy, cx = template.shape[0] // 2, template.shape[1] // 2
+            view = best[cy : cy + res.shape[0], cx : cx + res.shape[1]]
+            np.maximum(view, res, out=view)
+    height, width = padded.shape[1], padded.shape[2]
+    yy = np.arange(height)[None, :, None]
+    xx = np.arange(width)[None, None, :]
+    flat = response.reshape(n, -1)
+    peaks = []
+    for _ in range(5):
+        at = flat.argmax(axis=1)
+        peaks.append(flat[np.arange(n), at])
+        y, x = np.divmod(at, width)
+        near = (np.abs(yy - y[:, None, None]) <= 7) & (np.abs(xx - x[:, None, None]) <= 7)
+        response[near] = -1.0
+    values = np.column_stack(peaks).astype(np.float32)
+    counts = [(values > t).sum(axis=1) for t in thresholds]
+    return np.column_stack([values, *counts]).astype(np.float32)
+
+
 @cache
-def _crown_templates(rows: tuple[str, ...]) -> tuple[np.ndarray, ...]:
-    base = np.array([[float(v) for v in row.split()] for row in rows], np.float32)
+def _crown_templates(rows: tuple[str, ...], scale: float) -> tuple[np.ndarray, ...]:
+    """A template table at ``scale`` of its size, in its four 90° turns."""
+    base: np.ndarray = np.array([[float(v) for v in row.split()] for row in rows], np.float32)
+    if scale != 1.0:
+        size = (round(base.shape[1] * scale), round(base.shape[0] * scale))
+        base = np.asarray(cv2.resize(base, size, interpolation=cv2.INTER_AREA), np.float32)
     return tuple(np.ascontiguousarray(np.rot90(base, k)) for k in range(4))
 
 

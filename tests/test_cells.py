@@ -104,8 +104,40 @@ def test_features_are_the_same_for_any_number_of_threads(fixtures: Path) -> None
     paths = sorted((fixtures / "cells").glob("*.jpg"))[:12]
     crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
     one = cells_features(crops, workers=1)
-    for workers in (2, 3):
+    for workers in (2, 3, 4):
         assert np.array_equal(cells_features(crops, workers=workers), one)
+
+
+@pytest.mark.parametrize(("count", "threads"), [(25, 2), (49, 2), (8, 2), (25, 3), (25, 4)])
+def test_template_shares_cover_every_crop_once_the_caller_taking_least(
+    count: int, threads: int
+) -> None:
+    shares = cells._template_shares(count, threads)
+    assert len(shares) == threads
+    assert np.array_equal(np.concatenate(shares), np.arange(count))
+    assert len(shares[0]) <= min(len(s) for s in shares[1:])
+
+
+def test_the_whiteness_template_finds_a_drawn_crown_on_green_and_on_black() -> None:
+    template = cells._crown_templates(cells._CROWN_WHITE, 1.0)[0]
+    for ground in ((40, 200, 120), (20, 20, 20)):  # BGR: bright grassland green, a dark mine
+        crop = np.full((cells.CROP_SIDE, cells.CROP_SIDE, 3), ground, np.uint8)
+        bright = template > 80  # the outline: white; the fill inside it: yellow
+        patch = np.where(bright[..., None], 255, (0, 210, 240)).astype(np.uint8)
+        crop[4 : 4 + template.shape[0], 20 : 20 + template.shape[1]] = patch
+        peaks = cells._crown_template_features(
+            *_channels(crop[None]),
+        )[0]
+        white_peaks = peaks[-16:-11]  # the whiteness template at full size: five best peaks
+        assert white_peaks[0] > 0.7
+        assert white_peaks[1] < 0.6
+
+
+def _channels(imgs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    tall = imgs.reshape(-1, imgs.shape[2], 3)
+    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
+    gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
+    return gray, lab[..., 2], cells._whiteness(lab)
 
 
 def test_colour_statistics_match_numpy_over_the_pixel_axis() -> None:
