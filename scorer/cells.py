@@ -119,7 +119,8 @@ _CROWN_WHITE: Final = (
 """The crown in whiteness (Lab lightness less twice the chroma): the white outline
 bright, the yellow fill and the ground around it dark, on any terrain. The mean
 of the 119 crowns of ``aau-boards`` squares that the yellow template found (a
-correlation of at least 0.75), each turned back upright.
+correlation of at least 0.75), each turned back upright: a fixed image, which the
+cross-validation folds of :mod:`scorer.evaluate` do not re-derive.
 
 The grey and yellow templates match a crown on a dark ground; on grassland,
 whose green is as yellow as a crown's fill, a square with two crowns rarely
