@@ -125,19 +125,9 @@ def test_the_whiteness_template_finds_a_drawn_crown_on_green_and_on_black() -> N
         bright = template > 80  # the outline: white; the fill inside it: yellow
         patch = np.where(bright[..., None], 255, (0, 210, 240)).astype(np.uint8)
         crop[4 : 4 + template.shape[0], 20 : 20 + template.shape[1]] = patch
-        peaks = cells._crown_template_features(
-            *_channels(crop[None]),
-        )[0]
-        white_peaks = peaks[-16:-11]  # the whiteness template at full size: five best peaks
+        white_peaks = cells_features([crop])[0, -16:-11]  # whiteness, full size: 5 best peaks
         assert white_peaks[0] > 0.7
         assert white_peaks[1] < 0.6
-
-
-def _channels(imgs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    tall = imgs.reshape(-1, imgs.shape[2], 3)
-    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
-    gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
-    return gray, lab[..., 2], cells._whiteness(lab)
 
 
 def test_colour_statistics_match_numpy_over_the_pixel_axis() -> None:
