@@ -42,12 +42,11 @@ from scorer.scoring import property_points
 from scorer.train import (
     EVALUATION_FILE,
     JITTERED_VIEWS,
-    SCENES,
     FeatureSet,
     collect_tiles,
     featurize,
     fit_model,
-    scene_features,
+    training_features,
 )
 
 REPORT_FILE: Final = "evaluation.md"
@@ -86,8 +85,7 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
     """Compute every figure; return them as a JSON-ready dict with a ``summary``."""
     boards = datasets.load_aau_boards(root)
     tiles = collect_tiles(root, ("aau", "phone"))
-    features = featurize(tiles, views=JITTERED_VIEWS, seed=seed, jobs=jobs)
-    features = features.join(scene_features(boards, SCENES, jobs=jobs))
+    features = training_features(tiles, boards, views=JITTERED_VIEWS, seed=seed, jobs=jobs)
     log = _progress()
     log(f"{len(tiles)} crops, {len(features.y)} feature rows")
     is_test_view = features.original

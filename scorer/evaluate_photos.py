@@ -490,19 +490,16 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
     from scorer.train import (
         JITTERED_VIEWS,
         SCENE_SOURCE,
-        SCENES,
         collect_tiles,
-        featurize,
         fit_model,
-        scene_features,
+        training_features,
     )
 
     print("training two held-out classifiers (a few minutes)...", file=sys.stderr)
     tiles = collect_tiles(root, ("aau", "phone"))
-    features = featurize(tiles, views=JITTERED_VIEWS, seed=0, jobs=jobs)
     # Training scenes are drawn from seeds far from the evaluated ones; their squares
     # carry their kingdom's group, so each fold drops those of the kingdoms it holds out.
-    features = features.join(scene_features(boards, SCENES, jobs=jobs))
+    features = training_features(tiles, boards, views=JITTERED_VIEWS, seed=0, jobs=jobs)
     kingdoms = sorted({b.group for b in boards})
     board_rows = np.isin(features.sources, ["aau", SCENE_SOURCE])
     folds = []

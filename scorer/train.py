@@ -174,9 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = datasets.data_dir(args.data)
     tiles = collect_tiles(root, SOURCES)
     print(f"{len(tiles)} labelled crops from {root}", file=sys.stderr)
-    features = featurize(tiles, views=args.views, seed=args.seed, jobs=args.jobs)
     boards = datasets.load_aau_boards(root)
-    features = features.join(scene_features(boards, SCENES, jobs=args.jobs))
+    features = training_features(tiles, boards, views=args.views, seed=args.seed, jobs=args.jobs)
     print(
         f"{len(features.y)} feature rows in {time.perf_counter() - start:.0f} s",
         file=sys.stderr,
@@ -278,6 +277,20 @@ def featurize(
     )
 
 
+def training_features(
+    tiles: Sequence[Tile],
+    boards: Sequence[datasets.Board],
+    views: int = JITTERED_VIEWS,
+    seed: int = 0,
+    jobs: int = 1,
+) -> FeatureSet:
+    """Everything a model learns from: the crops with their jittered copies
+    (:func:`featurize`) followed by the squares of :data:`SCENES` training scenes
+    built from ``boards`` (:func:`scene_features`)."""
+    crops = featurize(tiles, views=views, seed=seed, jobs=jobs)
+    return crops.join(scene_features(boards, SCENES, jobs=jobs))
+
+
 SCENE_SOURCE: Final = "scene"
 """The data set name of squares cut from synthetic scenes."""
 
@@ -330,11 +343,7 @@ def _scene_chunk(
             image = rectify(scene.image, BoardLocation(placed.corners, placed.shape))
             photographed = datasets.Board(source.name, image, placed.kingdom, source.group)
             tiles.extend(datasets.board_tiles(photographed, SCENE_SOURCE))
-    X = (  # noqa: N806
-        cells_features([t.image for t in tiles], workers=1)
-        if tiles
-        else np.zeros((0, FEATURE_SIZE), np.float32)
-    )
+    X = cells_features([t.image for t in tiles], workers=1)  # noqa: N806
     return X, [t.cell.token for t in tiles], [t.group for t in tiles]
 
 
