@@ -35,6 +35,19 @@ def test_augment_keeps_a_usable_crop(fixtures: Path, photo: bool) -> None:
         assert 0.8 * image.shape[0] <= max(out.shape[:2]) <= image.shape[0]
 
 
+def test_plain_copy_shifts_the_hue_by_at_most_hue_shift() -> None:
+    # A wheat-yellow square (hue 26): its plain copies keep the hue within
+    # HUE_SHIFT, short of the bare wooden table's hue of about 20.
+    wheat = cv2.cvtColor(np.full((40, 40, 3), (26, 240, 190), np.uint8), cv2.COLOR_HSV2BGR)
+    rng = np.random.default_rng(0)
+    hues = []
+    for _ in range(60):
+        out = train.augment(wheat, rng, photo=False)
+        hues.append(float(np.median(cv2.cvtColor(out, cv2.COLOR_BGR2HSV)[..., 0])))
+    assert max(abs(h - 26) for h in hues) <= train.HUE_SHIFT[0] + 1  # 1: rounding to whole hues
+    assert max(hues) - min(hues) >= train.HUE_SHIFT[0]  # the shift is applied both ways
+
+
 def test_photo_like_copy_loses_the_fine_detail_of_a_large_crop() -> None:
     yy, xx = np.mgrid[0:200, 0:200]
     checks = (((yy // 2 + xx // 2) % 2) * 255).astype(np.uint8)
