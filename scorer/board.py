@@ -1356,7 +1356,8 @@ def _one_square_beyond(outside: np.ndarray) -> bool:
     A kingdom one row short of a square whose missing row holds a single square
     apart from the table, in line with the grid, lost that row: most often the
     castle left alone at an edge, its grey taken for shadow in the lit colours
-    and its edges no sharper than the table's grain.
+    and its edges no sharper than the table's grain. A square beyond the photo is
+    neither, so it allows no growth.
     """
     known = np.nan_to_num(outside, nan=0.5)
     tile = known > _IN_LINE_TILE

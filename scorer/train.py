@@ -121,8 +121,10 @@ about 20. With shifts up to 4 and 5, the table's two squares where a domino is
 missing were read as wheat on three boards held out by kingdom; at 2 and 2.5,
 on one (5-fold CV, one learner: 6 squares wrong against 8; shifts of 1 and of
 3 and 3.5 gave 6 and 7). The phone crops wrong rose from 132 to 134 (137 and
-139), within the spread of about ±8 between near-identical runs. Chosen on
-these folds, so the held-out figures it gives are a little optimistic."""
+139), within the spread of about ±8 between near-identical runs. With the
+model's two learners, ``python -m scorer.evaluate`` gave 99.58% of those squares
+right against 99.44%, phone tiles 97.81% against 97.79%. Chosen on these folds,
+so the held-out figures it gives are a little optimistic."""
 
 PHOTO_SIDES: Final = (20, 100)
 """Smallest and largest side, in pixels, at which a photo-like copy sees its square."""
