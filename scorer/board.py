@@ -1301,8 +1301,7 @@ def _square_sides(
     Kingdoms are squares of :data:`STANDARD_SIZE` or :data:`DUEL_SIZE`. A grid
     one row short of one, in one direction or in both, usually lost an edge row
     of squares that look like the table (lake on a blue mat, swamp on wood), so
-    the weaker evidence of :func:`_square_row` suffices, or a single square apart
-    from the table in that row (:func:`_one_square_beyond`): across each short
+    the weaker evidence of :func:`_square_row` suffices: across each short
     direction, of the sides whose outside squares pass it, the one whose squares
     are more tile-like grows (a strip of shadow along the other side may look
     more tile-like by colour, yet fail). A kingdom that truly lacks a row has
@@ -1329,7 +1328,7 @@ def _square_sides(
                 mean, lit_mean = float(np.nanmean(outside)), float(np.nanmean(lit_out))
                 grown = _move(*extent, side, +1)
                 ratio = _edge_ratio(edges, grown, side, _ROW_SLACK)
-                if _square_row(mean, lit_mean, ratio) or _one_square_beyond(outside):
+                if _square_row(mean, lit_mean, ratio):
                     found.append((mean, side))
         if found:
             grow.append(max(found)[1])
@@ -1348,20 +1347,6 @@ def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:
     if ratio >= 0.4 and ((mean >= 0.15 and lit_mean >= 0.15) or mean >= 0.5):
         return True
     return mean >= 0.4 and ratio >= 1.0
-
-
-def _one_square_beyond(outside: np.ndarray) -> bool:
-    """Whether the squares beyond a side hold one tile and bare table elsewhere.
-
-    A kingdom one row short of a square whose missing row holds a single square
-    apart from the table, in line with the grid, lost that row: most often the
-    castle left alone at an edge, its grey taken for shadow in the lit colours
-    and its edges no sharper than the table's grain. A square beyond the photo is
-    neither, so it allows no growth.
-    """
-    known = np.nan_to_num(outside, nan=0.5)
-    tile = known > _IN_LINE_TILE
-    return int(tile.sum()) == 1 and bool((tile | (known < _IN_LINE_TABLE)).all())
 
 
 def _row_not_kingdom(

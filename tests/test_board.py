@@ -641,24 +641,3 @@ def test_dark_tiles_on_a_table_of_one_colour_are_part_of_the_kingdom(
     # distance of the table in shade, but not of its hue: the kingdom came out a row
     # or two short.
     assert_scene_kingdom_found(shared_data, seed, board)
-
-
-@pytest.mark.parametrize(
-    ("outside", "grows"),
-    [
-        ([0.02, 0.04, 0.82, 0.0, 0.0], True),  # one square apart from the table: the castle
-        ([0.82, 0.02, 0.0, 0.0, float("nan")], False),  # one beyond the photo: unknown
-        ([0.0, 0.1, 0.0, 0.0, 0.0], False),  # bare table
-        ([0.9, 0.85, 0.0, 0.0, 0.0], False),  # two squares: a domino, for the other rules
-        ([0.82, 0.4, 0.0, 0.0, 0.0], False),  # part tile, part table: not in line
-    ],
-)
-def test_one_square_beyond_a_side(outside: list[float], grows: bool) -> None:
-    assert board_module._one_square_beyond(np.array(outside)) is grows
-
-
-@pytest.mark.parametrize("seed", [20016, 20507])
-def test_castle_alone_in_an_edge_row_keeps_its_row(shared_data: Path, seed: int) -> None:
-    # The whole edge row but the castle was taken away; the grey castle is the
-    # table's colour in the lit colours and its edges are faint.
-    assert_scene_kingdom_found(shared_data, seed)
