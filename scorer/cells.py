@@ -481,10 +481,10 @@ def _crown_template_features(
         for scale in _WHITE_SCALES
     )
     out = [
-        _template_peaks(channel.astype(np.float32), templates, thresholds)
+        _template_peaks(np.asarray(channel, np.float32), templates, thresholds)
         for channel, templates, thresholds in matches
     ]
-    return np.concatenate(out, axis=1).astype(np.float32)
+    return np.concatenate(out, axis=1)  # each part is float32 already
 
 
 def _template_peaks(
