@@ -459,6 +459,13 @@ def test_dark_cutting_mat_whose_lines_are_as_sharp_further_out_is_not_a_row(
     assert_scene_kingdom_found(shared_data, 9083, "30", (STANDARD_SIZE, STANDARD_SIZE))
 
 
+@pytest.mark.parametrize("seed", [20163, 20463])
+def test_dark_rows_in_a_large_shadow_stay_in_the_kingdom(shared_data: Path, seed: int) -> None:
+    # Board 11's dark forest rows in shadow match the table's shaded colours; their
+    # outer edge is much sharper than the seam inside them, unlike a strip of shadow.
+    assert_scene_kingdom_found(shared_data, seed, "11")
+
+
 @pytest.mark.parametrize("seed", [11001, 11240])
 def test_outline_stretched_over_the_table_is_not_chosen(shared_data: Path, seed: int) -> None:
     # 11001: an outline over a cutting mat's printed grid, whose lines look like clear
