@@ -223,8 +223,8 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         With ``hgb``, the share of a perceptron (``hidden_units``, ``alpha``,
         ``blend_iter``) fitted beside the boosted trees: the probabilities are
         ``(1 - blend_weight) * trees + blend_weight * perceptron``. The two err on
-        different squares; off (0.0) in the committed model, as the gain measured
-        on phone tiles was small (97.28% against 97.11% at 0.3).
+        different squares (``scorer.train.BLEND_WEIGHT`` gives the committed
+        model's share and what it gained).
     blend_iter : int
         Solver iterations of the blended perceptron.
     members : int
