@@ -1386,12 +1386,11 @@ def _row_not_kingdom(
     """
     if np.nanmax(edge) < 0.2:
         return True
-    if np.nanmax(lit_edge) >= 0.15 and (
-        ((edge > 0.8) & (lit_edge > 0.5)).any() or _edge_ratio(edges, extent, side) >= 0.8
-    ):
+    ratio = _edge_ratio(edges, extent, side)
+    if np.nanmax(lit_edge) >= 0.15 and (((edge > 0.8) & (lit_edge > 0.5)).any() or ratio >= 0.8):
         return False
     return not (
-        _dark_row(edges, extent, side, edge)
+        _dark_row(edges, extent, side, edge, ratio)
         or _lone_square(edges, extent, side, edge)
         or _row_in_line(edges, extent, side, edge)
     )
@@ -1402,6 +1401,7 @@ def _dark_row(
     extent: tuple[int, int, int, int],
     side: str,
     edge: np.ndarray,
+    ratio: float,
 ) -> bool:
     """Whether an edge row that only the shadow-blind colours see as tile is the kingdom's.
 
@@ -1410,13 +1410,14 @@ def _dark_row(
     shadow along the side. The strip's edge is soft, a real row's outer edge is
     a sharp straight line against the table: it is when most of its squares
     are tile, its outer edge is :data:`_DARK_ROW_RATIO` times as sharp as the
-    seam one square inside, and a square further out shows no such line (a
-    cutting mat's printed lines, see :func:`_table_texture`).
+    seam one square inside (``ratio``, :func:`_edge_ratio`), and a square
+    further out shows no such line (a cutting mat's printed lines, see
+    :func:`_table_texture`).
     """
     known = ~np.isnan(edge)
     if (np.nan_to_num(edge) > _DARK_ROW_TILE)[known].mean() < _DARK_ROW_SHARE:
         return False
-    if _edge_ratio(edges, extent, side) < _DARK_ROW_RATIO:
+    if ratio < _DARK_ROW_RATIO:
         return False
     return _edge_ratio(edges, _move(*extent, side, +1), side) < _DARK_ROW_BEYOND
 
