@@ -648,3 +648,34 @@ def test_dark_tiles_on_a_table_of_one_colour_are_part_of_the_kingdom(
     # distance of the table in shade, but not of its hue: the kingdom came out a row
     # or two short.
     assert_scene_kingdom_found(shared_data, seed, board)
+
+
+def _blue_mat_with_a_lake(shade: float = 1.0) -> np.ndarray:
+    """A navy cutting mat with white lines every 12 px, and a plain blue square on it."""
+    image = np.full((240, 240, 3), (110, 50, 20), np.float64)  # navy (BGR)
+    image[::12, :] = image[:, ::12] = (235, 235, 235)
+    image[100:160, 100:160] = (170, 90, 30)  # a lake's blue, lighter than the mat
+    return (image * shade).clip(0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shade", [1.0, 0.45])
+def test_square_without_the_mats_lines_is_plain_in_light_and_shade(shade: float) -> None:
+    texture = board_module._table_texture_map(_blue_mat_with_a_lake(shade))
+    assert texture is not None
+    quad = np.array([[40, 40], [220, 40], [220, 220], [40, 220]], float)  # 3×3 squares of 60 px
+    plain = board_module._cell_plainness(texture, quad, 3, 3)  # ring included: 5×5
+    assert plain[2, 2] == pytest.approx(1.0)  # the lake: the middle square
+    mat = np.delete(plain[1:4, 1:4].ravel(), 4)  # the other eight squares are mat
+    assert np.nanmax(mat) == 0.0
+
+
+def test_table_without_a_fine_pattern_has_no_texture_cue() -> None:
+    image = np.full((240, 240, 3), (110, 50, 20), np.uint8)
+    image[100:160, 100:160] = (170, 90, 30)
+    assert board_module._table_texture_map(image) is None
+
+
+def test_lake_row_on_a_blue_cutting_mat_stays_in_the_kingdom(shared_data: Path) -> None:
+    # 40533: the lakes of the kingdom's edge row are as blue as the mat, so by colour
+    # they are table, and their edge against it is faint; but they lack its lines.
+    assert_scene_kingdom_found(shared_data, 40533)
