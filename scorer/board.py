@@ -476,17 +476,10 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     distance from the table colours in shadow and glare as well, and whether any
     tile-like area was seen.
     """
-    h, w = work.shape[:2]
     blur = cv2.GaussianBlur(work, (5, 5), 0)
     lab8 = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB)
     lab = _lab8_to_float(lab8)
-    band = max(3, int(0.02 * min(h, w)))
-    sides = [
-        lab[:band].reshape(-1, 3),
-        lab[-band:].reshape(-1, 3),
-        lab[:, :band].reshape(-1, 3),
-        lab[:, -band:].reshape(-1, 3),
-    ]
+    sides = [side.reshape(-1, 3) for side in _border_bands(lab)]
     rng = np.random.default_rng(0)
     per_side = 1000
     sample = np.concatenate(
@@ -528,6 +521,16 @@ def _tile_mask(work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bo
     mask = (dist > _TILE_DISTANCE).astype(np.uint8) * 255
     found_any = bool(mask.mean() > 255 * 0.01)
     return mask, dist, lit_dist, found_any
+
+
+def _border_bands(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The bands along the top, bottom, left and right of an image, where the table shows.
+
+    Each is 2% of the image's shorter side wide, and at least 3 pixels.
+    """
+    h, w = image.shape[:2]
+    band = max(3, int(0.02 * min(h, w)))
+    return image[:band], image[-band:], image[:, :band], image[:, -band:]
 
 
 def _colour_off_table(lab: np.ndarray, border: np.ndarray) -> np.ndarray:
@@ -1736,9 +1739,8 @@ def _table_texture_map(work: np.ndarray) -> _TableTexture | None:
     tophat = lightness - cv2.morphologyEx(lightness, cv2.MORPH_OPEN, kernel)
     local = cv2.blur(lightness, (3 * _RIDGE_SIDE, 3 * _RIDGE_SIDE))
     ridges = (tophat > np.maximum(_RIDGE_FLOOR, _RIDGE_CONTRAST * local)).astype(np.float32)
-    h, w = ridges.shape
-    band = max(3, int(0.02 * min(h, w)))
-    sides = (ridges[:band], ridges[-band:], ridges[:, :band].T, ridges[:, -band:].T)
+    top, bottom, left, right = _border_bands(ridges)
+    sides = (top, bottom, left.T, right.T)  # each band × its length
     density = float(np.median([side.mean() for side in sides]))
     if density < _MIN_TABLE_RIDGES:
         return None
