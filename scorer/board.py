@@ -297,10 +297,10 @@ def find_kingdoms(
         return [_to_original(location, scale)]
 
     mask, dist, lit_dist, found_any = _tile_mask(work)
-    texture = _table_texture_map(work)
     lit_mask = (lit_dist > _TILE_DISTANCE).astype(np.uint8) * 255
     areas = _candidate_quads(mask, lit_mask)
     gradients = _gradients(work) if areas else None
+    texture = _table_texture_map(work) if areas else None
     locations, faint = [], []
     for quads in areas:
         assert gradients is not None
