@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final
 
 import cv2
@@ -371,6 +372,100 @@ def rectify(image: np.ndarray, location: BoardLocation, square_px: int = SQUARE_
     if k > 1:
         warped = cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
     return np.asarray(warped, dtype=np.uint8)
+
+
+class Side(StrEnum):
+    """A side of a kingdom's grid: row 0 is the top, column 0 the left."""
+
+    TOP = "top"
+    BOTTOM = "bottom"
+    LEFT = "left"
+    RIGHT = "right"
+
+
+def extend_location(location: BoardLocation, side: Side) -> BoardLocation:
+    """The kingdom grown by one row (or column) of squares beyond one side.
+
+    The new squares follow the grid's perspective. Squares in ``empty`` and
+    ``tiles`` keep their place (renumbered when the grid grows at the top or
+    left); the new squares are in neither.
+
+    Parameters
+    ----------
+    location : BoardLocation
+    side : Side
+
+    Returns
+    -------
+    BoardLocation
+
+    Examples
+    --------
+    >>> corners = np.array([[0, 0], [400, 0], [400, 500], [0, 500]], float)
+    >>> seen = BoardLocation(corners, (5, 4), tiles=frozenset({(0, 0)}))
+    >>> grown = extend_location(seen, Side.LEFT)
+    >>> grown.shape, grown.corners[0].tolist(), sorted(grown.tiles)
+    ((5, 5), [-100.0, 0.0], [(0, 1)])
+    """
+    rows, cols = location.shape
+    r0, r1, c0, c1 = _move(0, rows, 0, cols, side, 1)
+
+    def shifted(cells: frozenset[Position]) -> frozenset[Position]:
+        return frozenset((r - r0, c - c0) for r, c in cells)
+
+    return BoardLocation(
+        _grid_quad(location, (r0, r1, c0, c1)),
+        (r1 - r0, c1 - c0),
+        shifted(location.empty),
+        location.score,
+        shifted(location.tiles),
+    )
+
+
+def beyond_side(location: BoardLocation) -> dict[Side, BoardLocation]:
+    """The row (or column) of squares just outside each side of a kingdom.
+
+    Parameters
+    ----------
+    location : BoardLocation
+
+    Returns
+    -------
+    dict of Side to BoardLocation
+        A one-square-deep location along each side, in the grid's perspective.
+
+    Examples
+    --------
+    >>> corners = np.array([[0, 0], [400, 0], [400, 500], [0, 500]], float)
+    >>> strips = beyond_side(BoardLocation(corners, (5, 4)))
+    >>> strips[Side.TOP].shape, strips[Side.TOP].corners[0].tolist()
+    ((1, 4), [0.0, -100.0])
+    >>> strips[Side.RIGHT].shape, strips[Side.RIGHT].corners[1].tolist()
+    ((5, 1), [500.0, 0.0])
+    """
+    rows, cols = location.shape
+    extents = {
+        Side.TOP: (-1, 0, 0, cols),
+        Side.BOTTOM: (rows, rows + 1, 0, cols),
+        Side.LEFT: (0, rows, -1, 0),
+        Side.RIGHT: (0, rows, cols, cols + 1),
+    }
+    return {
+        side: BoardLocation(_grid_quad(location, ext), (ext[1] - ext[0], ext[3] - ext[2]))
+        for side, ext in extents.items()
+    }
+
+
+def _grid_quad(location: BoardLocation, extent: tuple[int, int, int, int]) -> np.ndarray:
+    """Photo corners of the grid rows ``r0..r1`` and columns ``c0..c1`` of a location."""
+    rows, cols = location.shape
+    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    to_photo = cv2.getPerspectiveTransform(
+        grid, np.asarray(location.corners, dtype=np.float32).reshape(4, 2)
+    )
+    r0, r1, c0, c1 = extent
+    points = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(points, to_photo), dtype=np.float64).reshape(4, 2)
 
 
 def order_corners(points: np.ndarray) -> np.ndarray:

@@ -27,7 +27,8 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from scorer.board import BoardLocation, find_kingdoms, rectify
+from scorer.board import BoardLocation, find_kingdoms
+from scorer.classify import BoardPrediction
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import Kingdom, Position
@@ -61,6 +62,28 @@ class SceneResult:
     wrong_flagged: int = 0
 
 
+@dataclass(frozen=True)
+class Reader:
+    """Reads kingdoms with one square classifier, as the pipeline does."""
+
+    model: Any
+
+    def photo(
+        self, image: np.ndarray, location: BoardLocation, grow: bool = True
+    ) -> tuple[BoardLocation, BoardPrediction]:
+        """Read a kingdom found in a photo (:func:`scorer.pipeline.read_kingdom`)."""
+        from scorer.pipeline import read_kingdom
+
+        location, _, prediction = read_kingdom(image, location, self.model, grow=grow)
+        return location, prediction
+
+    def board(self, board: np.ndarray, shape: tuple[int, int]) -> BoardPrediction:
+        """Read an already rectified board."""
+        from scorer.pipeline import read_board
+
+        return read_board(board, BoardLocation(np.zeros((4, 2)), shape), self.model)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation and write the report."""
     args = _parser().parse_args(argv)
@@ -69,15 +92,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     classify = _classifier(args.no_model, args.model)
     started = time.perf_counter()
     seeds = range(args.seed, args.seed + args.n)
+    folds: list[tuple[list[Board], Reader | None]] = [(list(boards), classify)]
     if args.held_out and classify is not None:
-        folds = held_out_folds(root, boards, args.jobs)
-    else:
-        folds = [(list(boards), classify)]
+        folds = list(held_out_folds(root, boards, args.jobs))
     results = []
-    reader_of: dict[str, Any] = {}
+    reader_of: dict[str, Reader] = {}
     for seed in seeds:
         fold_boards, fold_classify = folds[seed % len(folds)]
-        reader_of.update({b.name: fold_classify for b in fold_boards})
+        if fold_classify is not None:
+            reader_of.update({b.name: fold_classify for b in fold_boards})
         results.extend(evaluate_scene(make_scene(seed, fold_boards), fold_classify))
     synthetic = summarise(results)
     synthetic["seconds"] = round(time.perf_counter() - started, 1)
@@ -152,7 +175,7 @@ def bench_main(argv: Sequence[str] | None = None) -> int:
 def evaluate_scenes(
     boards: Sequence[Board],
     seeds: Sequence[int] | range,
-    classify: Any = None,
+    classify: Reader | None = None,
 ) -> list[SceneResult]:
     """Detect (and read) the kingdoms of one synthetic scene per seed."""
     results = []
@@ -162,21 +185,31 @@ def evaluate_scenes(
     return results
 
 
-def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
-    """Match detected kingdoms to the true ones and measure each."""
+def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneResult]:
+    """Match detected kingdoms to the true ones and measure each.
+
+    With a reader, each kingdom found is read as the pipeline reads it
+    (:func:`scorer.pipeline.read_kingdom`), which may grow it to its castle;
+    the kingdoms are matched as read.
+    """
     try:
         found = find_kingdoms(scene.image)
     except BoardNotFoundError:
         found = []
+    readings: list[tuple[BoardLocation, Any]] = (
+        [classify.photo(scene.image, loc) for loc in found]
+        if classify is not None
+        else [(loc, None) for loc in found]
+    )
     results = []
     for truth in scene.kingdoms:
         side = _mean_side(truth.corners)
-        best: BoardLocation | None = None
+        best: tuple[BoardLocation, Any] | None = None
         best_err = np.inf
-        for loc in found:
-            err = corner_error(loc.corners, truth.corners) / side
+        for reading in readings:
+            err = corner_error(reading[0].corners, truth.corners) / side
             if err < best_err:
-                best, best_err = loc, err
+                best, best_err = reading, err
         ok = best is not None and best_err < FOUND_ERROR
         result = SceneResult(
             seed=scene.seed,
@@ -184,13 +217,13 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
             board=truth.board,
             found=ok,
             corner_error=float(best_err),
-            shape_ok=ok and best is not None and _same_shape(best.shape, truth.shape),
+            shape_ok=ok and best is not None and _same_shape(best[0].shape, truth.shape),
             square_px=square_side_px(BoardLocation(truth.corners, truth.shape)),
         )
         if classify is not None:
             result.cells = truth.kingdom.height * truth.kingdom.width
             if ok and best is not None and result.shape_ok:
-                prediction = classify(rectify(scene.image, best), best.shape, best)
+                prediction = best[1]
                 right, wrong_flagged = _rotation_matches(
                     prediction.kingdom, truth.kingdom, prediction.doubtful
                 )
@@ -199,7 +232,7 @@ def evaluate_scene(scene: Scene, classify: Any = None) -> list[SceneResult]:
             # The same scene read through the true corners: what the photo's light,
             # blur and noise cost the classifier, apart from detection.
             exact = BoardLocation(truth.corners, truth.shape)
-            kingdom = classify(rectify(scene.image, exact), truth.shape, exact).kingdom
+            kingdom = classify.photo(scene.image, exact, grow=False)[1].kingdom
             result.cells_correct_true_corners = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results
@@ -306,7 +339,7 @@ def _by_square_size(results: Sequence[SceneResult]) -> dict[str, dict[str, Any]]
     return out
 
 
-def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str, Any]:
+def evaluate_real_photos(root: Path, classify: Reader | None, overlays: Path) -> dict[str, Any]:
     """Find the kingdoms of the Mighty Duel photos; read game1 against its label."""
     folder = root / "mighty-duel" / "photos"
     out: dict[str, Any] = {"photos": {}}
@@ -329,7 +362,7 @@ def evaluate_real_photos(root: Path, classify: Any, overlays: Path) -> dict[str,
         if classify is not None and label.exists() and len(locations) == 1:
             truth = Kingdom.parse(label.read_text(encoding="utf-8"))
             location = locations[0]
-            kingdom = classify(rectify(image, location), location.shape, location).kingdom
+            kingdom = classify.photo(image, location)[1].kingdom
             entry["squares_correct"] = best_rotation_matches(kingdom, truth)
             entry["squares"] = truth.height * truth.width
         out["photos"][path.stem] = entry
@@ -436,8 +469,8 @@ def _notes(classify: Any, held_out: bool) -> list[str]:
     return notes
 
 
-def _classifier(disabled: bool, path: str | None) -> Any:
-    """A reader (see :func:`_reader`) of the model at ``path`` (default: the committed one),
+def _classifier(disabled: bool, path: str | None) -> Reader | None:
+    """A :class:`Reader` of the model at ``path`` (default: the committed one),
     or None when no model is available."""
     if disabled:
         return None
@@ -448,24 +481,11 @@ def _classifier(disabled: bool, path: str | None) -> Any:
     except (ModelFileError, ImportError, OSError) as err:
         print(f"note: no square classifier ({err}); measuring detection only", file=sys.stderr)
         return None
-    return _reader(model)
-
-
-def _reader(model: Any) -> Any:
-    """A function (board image, shape, location) → the pipeline's ``BoardPrediction``."""
-    from scorer.pipeline import read_board
-
-    def read(
-        board: np.ndarray, shape: tuple[int, int], location: BoardLocation | None = None
-    ) -> Any:
-        where = location or BoardLocation(np.zeros((4, 2)), shape)
-        return read_board(board, where, model)
-
-    return read
+    return Reader(model)
 
 
 def _original_accuracy(
-    boards: Sequence[Board], results: Sequence[SceneResult], reader_of: dict[str, Any]
+    boards: Sequence[Board], results: Sequence[SceneResult], reader_of: dict[str, Reader]
 ) -> float:
     """Accuracy of the same classifiers on the original rectified boards used in the scenes."""
     by_name = {b.name: b for b in boards}
@@ -474,14 +494,16 @@ def _original_accuracy(
     for r in results:
         b = by_name[r.board]
         if r.board not in matches:
-            kingdom = reader_of[r.board](b.image, b.kingdom.shape).kingdom
+            kingdom = reader_of[r.board].board(b.image, b.kingdom.shape).kingdom
             matches[r.board] = best_rotation_matches(kingdom, b.kingdom)
         correct += matches[r.board]
         total += b.kingdom.height * b.kingdom.width
     return round(100 * correct / max(total, 1), 2)
 
 
-def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple[list[Board], Any]]:
+def held_out_folds(
+    root: Path, boards: Sequence[Board], jobs: int
+) -> list[tuple[list[Board], Reader]]:
     """Two classifiers, each trained without half of the aau kingdoms (split by ``groups.csv``).
 
     Each is paired with the boards it never saw, so scenes built from them
@@ -507,7 +529,7 @@ def held_out_folds(root: Path, boards: Sequence[Board], jobs: int) -> list[tuple
         held = set(kingdoms[f::2])
         keep = ~(board_rows & np.isin(features.groups, sorted(held)))
         model = fit_model(features.select(keep), seed=0)
-        read = _reader(model)
+        read = Reader(model)
         folds.append(([b for b in boards if b.group in held], read))
     return folds
 

@@ -17,15 +17,33 @@ from typing import Any, Final
 import numpy as np
 
 from scorer import board as board_module
-from scorer.board import BoardLocation, find_kingdoms, rectify
+from scorer.board import (
+    BoardLocation,
+    Side,
+    beyond_side,
+    extend_location,
+    find_kingdoms,
+    rectify,
+)
+from scorer.cells import split_cells
 from scorer.classify import (
     BoardPrediction,
     CellClassifier,
     classify_board,
+    default_model,
     doubtful_squares,
 )
 from scorer.decoding import decode
-from scorer.kingdom import CASTLE, EMPTY, Cell, Kingdom, Position, position_name
+from scorer.kingdom import (
+    CASTLE,
+    DUEL_SIZE,
+    EMPTY,
+    STANDARD_SIZE,
+    Cell,
+    Kingdom,
+    Position,
+    position_name,
+)
 from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 
 STAGES = ("detect", "rectify", "classify", "score")
@@ -175,6 +193,10 @@ def score_photo(
             board = rectify(image, location, square_px)
         with _timed(timings, "classify"):
             prediction = read_board(board, location, model)
+            if corners is None:
+                grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
+                if grown is not None:
+                    location, board, prediction = grown
         with _timed(timings, "score"):
             breakdown = score(prediction.kingdom, rules)
             violations = tileset_violations(prediction.kingdom, rules)
@@ -290,6 +312,116 @@ def read_board(
     BoardPrediction
     """
     return _with_what_detection_saw(classify_board(board, location.shape, model), location)
+
+
+def read_kingdom(
+    image: np.ndarray,
+    location: BoardLocation,
+    model: CellClassifier | None = None,
+    square_px: int = board_module.SQUARE_PX,
+    *,
+    grid: int | None = None,
+    grow: bool = True,
+) -> tuple[BoardLocation, np.ndarray, BoardPrediction]:
+    """Rectify and read one kingdom found in a photo, grown to its castle if need be.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The BGR photo.
+    location : BoardLocation
+        The kingdom as detection found it.
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in the rectified board.
+    grid : int, optional
+        The grid side the player asked for (5 or 7), if any.
+    grow : bool
+        Whether a kingdom read without its castle may grow (:func:`grow_to_castle`).
+
+    Returns
+    -------
+    location : BoardLocation
+        The kingdom's location, grown by a row where that row holds its castle.
+    board : ndarray
+        The rectified board.
+    prediction : BoardPrediction
+    """
+    board = rectify(image, location, square_px)
+    prediction = read_board(board, location, model)
+    if grow:
+        grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
+        if grown is not None:
+            return grown
+    return location, board, prediction
+
+
+def grow_to_castle(
+    image: np.ndarray,
+    location: BoardLocation,
+    prediction: BoardPrediction,
+    model: CellClassifier | None = None,
+    square_px: int = board_module.SQUARE_PX,
+    *,
+    grid: int | None = None,
+) -> tuple[BoardLocation, np.ndarray, BoardPrediction] | None:
+    """Grow a kingdom read without its castle by the row beyond it that holds the castle.
+
+    Every kingdom has its castle. When no square of the kingdom reads as the
+    castle, the castle usually stands alone in an outer row that detection left
+    out: a grey start square on a grey table, with bare table beside it. The
+    squares just beyond each side that the grid can still grow into (up to
+    5×5, or 7×7 for Mighty Duel or when ``grid`` says so) are read; the side
+    whose square reads most clearly as the castle is added, and the grown
+    kingdom is read again.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The BGR photo the kingdom was found in.
+    location : BoardLocation
+        The kingdom as found.
+    prediction : BoardPrediction
+        Its reading (:func:`read_board`).
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in the rectified board.
+    grid : int, optional
+        The grid side the player asked for.
+
+    Returns
+    -------
+    tuple of (BoardLocation, ndarray, BoardPrediction), or None
+        The grown kingdom, its rectified board and its reading; None when the
+        kingdom reads its castle, or no square beyond it reads as one.
+    """
+    castle = prediction.classes.index(CASTLE)
+    if np.any(prediction.probabilities.argmax(axis=-1) == castle):
+        return None
+    model = default_model() if model is None else model
+    rows, cols = location.shape
+    side_limit = grid or (DUEL_SIZE if max(rows, cols) > STANDARD_SIZE else STANDARD_SIZE)
+    height, width = image.shape[:2]
+    best: tuple[float, Side] | None = None
+    for side, strip in beyond_side(location).items():
+        span = rows if side in (Side.TOP, Side.BOTTOM) else cols
+        inside = np.all((strip.corners >= 0) & (strip.corners <= [width - 1, height - 1]))
+        if span >= side_limit or not inside:
+            continue
+        crops = split_cells(rectify(image, strip, square_px), strip.shape)
+        proba = model.predict_cell_proba(crops)
+        reads_castle = proba.argmax(axis=-1) == castle
+        if np.any(reads_castle):
+            chance = float(proba[reads_castle, castle].max())
+            if best is None or chance > best[0]:
+                best = (chance, side)
+    if best is None:
+        return None
+    grown = extend_location(location, best[1])
+    board = rectify(image, grown, square_px)
+    return grown, board, read_board(board, grown, model)
 
 
 @contextmanager

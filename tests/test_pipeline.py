@@ -18,7 +18,9 @@ from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, T
 from scorer.pipeline import (
     MIN_SQUARE_PX,
     STAGES,
+    grow_to_castle,
     read_board,
+    read_kingdom,
     score_kingdom,
     score_photo,
     square_side_px,
@@ -239,3 +241,99 @@ def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> Non
     assert prediction.kingdom.castle == (2, 2)
     assert prediction.kingdom[(0, 4)] == EMPTY
     assert (0, 4) in prediction.doubtful
+
+
+MARKED_CASTLE = (0, 0, 255)
+"""Colour of the castle square in the drawn photos below (BGR red)."""
+
+
+class MarkedCastleModel:
+    """A stand-in classifier: a red square is the castle, a yellow one wheat, the rest empty."""
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        proba = np.full((len(crops), len(ALL_CELLS)), 0.01)
+        for i, crop in enumerate(crops):
+            _, g, r = crop.reshape(-1, 3).mean(axis=0)
+            cell = CASTLE if r > 200 and g < 60 else WHEAT if r > 200 else EMPTY
+            proba[i, ALL_CELLS.index(cell)] = 0.9
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+def _drawn_kingdom(castle: tuple[int, int] | None) -> np.ndarray:
+    """A 700×700 grey photo with a 5×5 kingdom at (100, 100), 100-px squares: wheat, the
+    castle at ``castle`` and, in the castle's outer row or column, nothing else."""
+    image = np.full((700, 700, 3), 90, np.uint8)
+    for r in range(5):
+        for c in range(5):
+            lone_row = castle is not None and castle[0] in (0, 4) and r == castle[0]
+            lone_col = castle is not None and castle[1] in (0, 4) and c == castle[1]
+            if (r, c) != castle and (lone_row or lone_col):
+                continue
+            colour = MARKED_CASTLE if (r, c) == castle else (0, 220, 240)
+            y, x = 100 + 100 * r, 100 + 100 * c
+            image[y + 2 : y + 98, x + 2 : x + 98] = colour
+    return image
+
+
+def _quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+
+
+@pytest.mark.parametrize(
+    ("castle", "found", "grown"),
+    [
+        ((2, 4), _quad(100, 100, 500, 600), (5, 5)),  # lone castle in the right column
+        ((0, 1), _quad(100, 200, 600, 600), (5, 5)),  # lone castle in the top row
+        ((4, 0), _quad(200, 100, 600, 600), (5, 5)),  # lone castle at a corner, left out
+    ],
+)
+def test_a_kingdom_read_without_its_castle_grows_to_the_row_holding_it(
+    castle: tuple[int, int], found: np.ndarray, grown: tuple[int, int]
+) -> None:
+    image = _drawn_kingdom(castle)
+    rows = round((found[2, 1] - found[0, 1]) / 100)
+    cols = round((found[1, 0] - found[0, 0]) / 100)
+    location = BoardLocation(found, (rows, cols))
+    model = MarkedCastleModel()
+    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
+    assert new.shape == grown
+    np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
+    assert board.shape == (500, 500, 3)
+    assert prediction.kingdom.castle == castle
+    assert prediction.kingdom[castle] == CASTLE
+
+
+def test_a_kingdom_grows_no_further_than_its_grid_allows() -> None:
+    image = _drawn_kingdom((2, 4))
+    location = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
+    model = MarkedCastleModel()
+    new, _, _ = read_kingdom(image, location, model, grid=4)  # type: ignore[arg-type]
+    assert new is location
+    new, _, _ = read_kingdom(image, location, model, grow=False)  # type: ignore[arg-type]
+    assert new is location
+
+
+@pytest.mark.parametrize(
+    ("castle", "found"),
+    [
+        ((2, 2), _quad(100, 100, 600, 600)),  # the castle is read inside
+        (None, _quad(100, 100, 500, 600)),  # no castle anywhere
+    ],
+)
+def test_a_kingdom_does_not_grow_without_a_castle_beyond_it(
+    castle: tuple[int, int] | None, found: np.ndarray
+) -> None:
+    image = _drawn_kingdom(castle)
+    cols = round((found[1, 0] - found[0, 0]) / 100)
+    location = BoardLocation(found, (5, cols))
+    model = MarkedCastleModel()
+    new, _, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
+    assert new is location
+    assert grow_to_castle(image, location, prediction, model) is None  # type: ignore[arg-type]
+
+
+def test_rows_beyond_the_photo_are_not_read() -> None:
+    image = _drawn_kingdom((2, 4))[:, :595]  # the castle column cut off at the photo's edge
+    location = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
+    new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
+    assert new is location
