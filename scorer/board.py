@@ -382,18 +382,36 @@ class Side(StrEnum):
     LEFT = "left"
     RIGHT = "right"
 
+    @property
+    def opposite(self) -> Side:
+        """The side across the grid."""
+        return {
+            Side.TOP: Side.BOTTOM,
+            Side.BOTTOM: Side.TOP,
+            Side.LEFT: Side.RIGHT,
+            Side.RIGHT: Side.LEFT,
+        }[self]
 
-def extend_location(location: BoardLocation, side: Side) -> BoardLocation:
-    """The kingdom grown by one row (or column) of squares beyond one side.
+    @property
+    def across(self) -> bool:
+        """Whether this side's rows run across the grid (top and bottom)."""
+        return self in (Side.TOP, Side.BOTTOM)
 
-    The new squares follow the grid's perspective. Squares in ``empty`` and
-    ``tiles`` keep their place (renumbered when the grid grows at the top or
-    left); the new squares are in neither.
+
+def extend_location(location: BoardLocation, side: Side, by: int = 1) -> BoardLocation:
+    """The kingdom grown by ``by`` rows (or columns) of squares beyond one side.
+
+    The new squares follow the grid's perspective; a negative ``by`` takes rows
+    off that side instead. Squares in ``empty`` and ``tiles`` keep their place
+    (renumbered when the grid changes at the top or left); new squares are in
+    neither.
 
     Parameters
     ----------
     location : BoardLocation
     side : Side
+    by : int
+        Rows to add (negative: to take off).
 
     Returns
     -------
@@ -406,12 +424,16 @@ def extend_location(location: BoardLocation, side: Side) -> BoardLocation:
     >>> grown = extend_location(seen, Side.LEFT)
     >>> grown.shape, grown.corners[0].tolist(), sorted(grown.tiles)
     ((5, 5), [-100.0, 0.0], [(0, 1)])
+    >>> extend_location(seen, Side.TOP, -1).tiles
+    frozenset()
     """
     rows, cols = location.shape
-    r0, r1, c0, c1 = _move(0, rows, 0, cols, side, 1)
+    r0, r1, c0, c1 = _move(0, rows, 0, cols, side, by)
+    if r1 - r0 < 1 or c1 - c0 < 1:
+        raise ValueError(f"a {rows}×{cols} grid cannot lose {-by} rows at the {side}")
 
     def shifted(cells: frozenset[Position]) -> frozenset[Position]:
-        return frozenset((r - r0, c - c0) for r, c in cells)
+        return frozenset((r - r0, c - c0) for r, c in cells if r0 <= r < r1 and c0 <= c < c1)
 
     return BoardLocation(
         _grid_quad(location, (r0, r1, c0, c1)),
@@ -422,12 +444,14 @@ def extend_location(location: BoardLocation, side: Side) -> BoardLocation:
     )
 
 
-def beyond_side(location: BoardLocation) -> dict[Side, BoardLocation]:
-    """The row (or column) of squares just outside each side of a kingdom.
+def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLocation]:
+    """The row (or column) of squares ``depth`` rows outside each side of a kingdom.
 
     Parameters
     ----------
     location : BoardLocation
+    depth : int
+        1 for the row just outside, 2 for the one after it, and so on.
 
     Returns
     -------
@@ -442,13 +466,16 @@ def beyond_side(location: BoardLocation) -> dict[Side, BoardLocation]:
     ((1, 4), [0.0, -100.0])
     >>> strips[Side.RIGHT].shape, strips[Side.RIGHT].corners[1].tolist()
     ((5, 1), [500.0, 0.0])
+    >>> beyond_side(BoardLocation(corners, (5, 4)), 2)[Side.BOTTOM].corners[0].tolist()
+    [0.0, 600.0]
     """
     rows, cols = location.shape
+    d = depth
     extents = {
-        Side.TOP: (-1, 0, 0, cols),
-        Side.BOTTOM: (rows, rows + 1, 0, cols),
-        Side.LEFT: (0, rows, -1, 0),
-        Side.RIGHT: (0, rows, cols, cols + 1),
+        Side.TOP: (-d, 1 - d, 0, cols),
+        Side.BOTTOM: (rows + d - 1, rows + d, 0, cols),
+        Side.LEFT: (0, rows, -d, 1 - d),
+        Side.RIGHT: (0, rows, cols + d - 1, cols + d),
     }
     return {
         side: BoardLocation(_grid_quad(location, ext), (ext[1] - ext[0], ext[3] - ext[2]))

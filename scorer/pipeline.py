@@ -366,15 +366,18 @@ def grow_to_castle(
     *,
     grid: int | None = None,
 ) -> tuple[BoardLocation, np.ndarray, BoardPrediction] | None:
-    """Grow a kingdom read without its castle by the row beyond it that holds the castle.
+    """Grow a kingdom read without its castle to the row beyond it that holds the castle.
 
     Every kingdom has its castle. When no square of the kingdom reads as the
-    castle, the castle usually stands alone in an outer row that detection left
-    out: a grey start square on a grey table, with bare table beside it. The
-    squares just beyond each side that the grid can still grow into (up to
-    5×5, or 7×7 for Mighty Duel or when ``grid`` says so) are read; the side
-    whose square reads most clearly as the castle is added, and the grown
-    kingdom is read again.
+    castle, detection has left out the part that holds it: most often a grey
+    castle alone in an edge row, on a grey table; sometimes rows of dark tiles
+    on a dark table. Beyond each side, the rows are read one by one, through
+    rows of tiles, up to the first that holds a square read as the castle; a
+    row read mostly as bare table ends the search on that side. The grid stays
+    within 5×5 (7×7 for Mighty Duel, or the side given by ``grid``): rows at the
+    far side that read as bare table all across give way. The side whose
+    square reads most clearly as the castle is grown, and the kingdom is read
+    again.
 
     Parameters
     ----------
@@ -395,33 +398,70 @@ def grow_to_castle(
     -------
     tuple of (BoardLocation, ndarray, BoardPrediction), or None
         The grown kingdom, its rectified board and its reading; None when the
-        kingdom reads its castle, or no square beyond it reads as one.
+        kingdom reads its castle, or no row beyond it does.
     """
     castle = prediction.classes.index(CASTLE)
-    if np.any(prediction.probabilities.argmax(axis=-1) == castle):
+    empty = prediction.classes.index(EMPTY)
+    read = prediction.probabilities.argmax(axis=-1)
+    if np.any(read == castle):
         return None
     model = default_model() if model is None else model
     rows, cols = location.shape
     side_limit = grid or (DUEL_SIZE if max(rows, cols) > STANDARD_SIZE else STANDARD_SIZE)
-    height, width = image.shape[:2]
-    best: tuple[float, Side] | None = None
-    for side, strip in beyond_side(location).items():
-        span = rows if side in (Side.TOP, Side.BOTTOM) else cols
-        inside = np.all((strip.corners >= 0) & (strip.corners <= [width - 1, height - 1]))
-        if span >= side_limit or not inside:
-            continue
-        crops = split_cells(rectify(image, strip, square_px), strip.shape)
-        proba = model.predict_cell_proba(crops)
-        reads_castle = proba.argmax(axis=-1) == castle
-        if np.any(reads_castle):
-            chance = float(proba[reads_castle, castle].max())
-            if best is None or chance > best[0]:
-                best = (chance, side)
+    best: tuple[float, Side, int] | None = None
+    for side in Side:
+        span = rows if side.across else cols
+        room = side_limit - span + _bare_rows(read == empty, side.opposite)
+        for depth in range(1, room + 1):
+            strip = beyond_side(location, depth)[side]
+            if not _within(strip.corners, image.shape):
+                break
+            crops = split_cells(rectify(image, strip, square_px), strip.shape)
+            labels_proba = model.predict_cell_proba(crops)
+            labels = labels_proba.argmax(axis=-1)
+            if np.any(labels == castle):
+                chance = float(labels_proba[labels == castle, castle].max())
+                if best is None or chance > best[0]:
+                    best = (chance, side, depth)
+                break
+            if 2 * np.count_nonzero(labels == empty) > labels.size:
+                break
     if best is None:
         return None
-    grown = extend_location(location, best[1])
+    _, side, depth = best
+    grown = extend_location(location, side, depth)
+    excess = (grown.shape[0] if side.across else grown.shape[1]) - side_limit
+    if excess > 0:
+        grown = extend_location(grown, side.opposite, -excess)
     board = rectify(image, grown, square_px)
     return grown, board, read_board(board, grown, model)
+
+
+def _bare_rows(empty: np.ndarray, side: Side) -> int:
+    """How many rows in from one side read as bare table all across (never every row).
+
+    >>> bare = np.array([[True, True], [True, False], [False, False]])
+    >>> _bare_rows(bare, Side.TOP), _bare_rows(bare, Side.LEFT), _bare_rows(bare, Side.BOTTOM)
+    (1, 0, 0)
+    """
+    lines = {
+        Side.TOP: empty,
+        Side.BOTTOM: empty[::-1],
+        Side.LEFT: empty.T,
+        Side.RIGHT: empty.T[::-1],
+    }[side]
+    count = 0
+    for line in lines[:-1]:
+        if not line.all():
+            break
+        count += 1
+    return count
+
+
+def _within(corners: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether every corner lies inside an image of this shape."""
+    height, width = shape[:2]
+    return bool(np.all((corners >= 0) & (corners <= [width - 1, height - 1])))
 
 
 @contextmanager

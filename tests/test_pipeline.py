@@ -259,11 +259,14 @@ class MarkedCastleModel:
         return proba / proba.sum(axis=1, keepdims=True)
 
 
-def _drawn_kingdom(castle: tuple[int, int] | None) -> np.ndarray:
+def _drawn_kingdom(castle: tuple[int, int] | None, bare_row: int | None = None) -> np.ndarray:
     """A 700×700 grey photo with a 5×5 kingdom at (100, 100), 100-px squares: wheat, the
-    castle at ``castle`` and, in the castle's outer row or column, nothing else."""
+    castle at ``castle`` and, in the castle's outer row or column, nothing else; the
+    row ``bare_row``, if any, is bare table."""
     image = np.full((700, 700, 3), 90, np.uint8)
     for r in range(5):
+        if r == bare_row:
+            continue
         for c in range(5):
             lone_row = castle is not None and castle[0] in (0, 4) and r == castle[0]
             lone_col = castle is not None and castle[1] in (0, 4) and c == castle[1]
@@ -285,6 +288,8 @@ def _quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
         ((2, 4), _quad(100, 100, 500, 600), (5, 5)),  # lone castle in the right column
         ((0, 1), _quad(100, 200, 600, 600), (5, 5)),  # lone castle in the top row
         ((4, 0), _quad(200, 100, 600, 600), (5, 5)),  # lone castle at a corner, left out
+        ((0, 1), _quad(100, 300, 600, 600), (5, 5)),  # two rows left out: through wheat
+        ((4, 1), _quad(100, 0, 600, 500), (5, 5)),  # a bare row above gives way
     ],
 )
 def test_a_kingdom_read_without_its_castle_grows_to_the_row_holding_it(
@@ -330,6 +335,13 @@ def test_a_kingdom_does_not_grow_without_a_castle_beyond_it(
     new, _, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
     assert new is location
     assert grow_to_castle(image, location, prediction, model) is None  # type: ignore[arg-type]
+
+
+def test_a_kingdom_does_not_grow_across_bare_table() -> None:
+    image = _drawn_kingdom((0, 1), bare_row=1)  # the castle row, then a row of bare table
+    location = BoardLocation(_quad(100, 300, 600, 600), (3, 5))
+    new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
+    assert new is location
 
 
 def test_rows_beyond_the_photo_are_not_read() -> None:
