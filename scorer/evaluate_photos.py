@@ -69,12 +69,12 @@ class Reader:
     model: Any
 
     def photo(
-        self, image: np.ndarray, location: BoardLocation, grow: bool = True
+        self, image: np.ndarray, location: BoardLocation, refine: bool = True
     ) -> tuple[BoardLocation, BoardPrediction]:
         """Read a kingdom found in a photo (:func:`scorer.pipeline.read_kingdom`)."""
         from scorer.pipeline import read_kingdom
 
-        location, _, prediction = read_kingdom(image, location, self.model, grow=grow)
+        location, _, prediction = read_kingdom(image, location, self.model, refine=refine)
         return location, prediction
 
     def board(self, board: np.ndarray, shape: tuple[int, int]) -> BoardPrediction:
@@ -232,7 +232,7 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
             # The same scene read through the true corners: what the photo's light,
             # blur and noise cost the classifier, apart from detection.
             exact = BoardLocation(truth.corners, truth.shape)
-            kingdom = classify.photo(scene.image, exact, grow=False)[1].kingdom
+            kingdom = classify.photo(scene.image, exact, refine=False)[1].kingdom
             result.cells_correct_true_corners = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results

@@ -62,6 +62,10 @@ Once decoding paired squares into dominoes, two bare squares side by side could
 be read as one domino of table-coloured tiles despite the factor 1000; with
 100,000, the found kingdoms of seeds 5000–5399 read 224 squares wrong instead of 233."""
 
+BARE_ROW_EMPTY: Final = 0.5
+"""Probability of empty each square of an edge row needs for the row to be dropped as bare
+table (:func:`drop_bare_edges`)."""
+
 MIN_SQUARE_PX: Final = 40
 """Side of a square in the photo, in pixels, below which crowns are hard to read.
 
@@ -192,11 +196,9 @@ def score_photo(
         with _timed(timings, "rectify"):
             board = rectify(image, location, square_px)
         with _timed(timings, "classify"):
-            prediction = read_board(board, location, model)
-            if corners is None:
-                grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
-                if grown is not None:
-                    location, board, prediction = grown
+            location, board, prediction = read_rectified(
+                image, location, board, model, square_px, grid=grid, refine=corners is None
+            )
         with _timed(timings, "score"):
             breakdown = score(prediction.kingdom, rules)
             violations = tileset_violations(prediction.kingdom, rules)
@@ -321,9 +323,9 @@ def read_kingdom(
     square_px: int = board_module.SQUARE_PX,
     *,
     grid: int | None = None,
-    grow: bool = True,
+    refine: bool = True,
 ) -> tuple[BoardLocation, np.ndarray, BoardPrediction]:
-    """Rectify and read one kingdom found in a photo, grown to its castle if need be.
+    """Rectify and read one kingdom found in a photo (:func:`read_rectified`).
 
     Parameters
     ----------
@@ -337,24 +339,145 @@ def read_kingdom(
         Side of one square in the rectified board.
     grid : int, optional
         The grid side the player asked for (5 or 7), if any.
-    grow : bool
-        Whether a kingdom read without its castle may grow (:func:`grow_to_castle`).
+    refine : bool
+        Whether what is read may correct the kingdom's outline.
 
     Returns
     -------
     location : BoardLocation
-        The kingdom's location, grown by a row where that row holds its castle.
+        The kingdom's location, as corrected by what was read.
     board : ndarray
         The rectified board.
     prediction : BoardPrediction
     """
     board = rectify(image, location, square_px)
-    prediction = read_board(board, location, model)
-    if grow:
+    return read_rectified(image, location, board, model, square_px, grid=grid, refine=refine)
+
+
+def read_rectified(
+    image: np.ndarray,
+    location: BoardLocation,
+    board: np.ndarray,
+    model: CellClassifier | None = None,
+    square_px: int = board_module.SQUARE_PX,
+    *,
+    grid: int | None = None,
+    refine: bool = True,
+) -> tuple[BoardLocation, np.ndarray, BoardPrediction]:
+    """Read a kingdom's rectified board, and correct its outline by what is read.
+
+    Detection sees colours and edges, not terrains; the classifier's reading
+    corrects two of its mistakes (unless ``refine`` is off, as for corners the
+    player marked):
+
+    - an edge row whose every square reads as bare table is no part of the
+      kingdom (a strip of table taken for a row) and is dropped
+      (:func:`drop_bare_edges`; not when the player set the grid's side);
+    - a kingdom read without its castle grows to the row that holds it
+      (:func:`grow_to_castle`).
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The BGR photo.
+    location : BoardLocation
+        The kingdom as detection found it.
+    board : ndarray
+        Its rectified board (:func:`scorer.board.rectify`).
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in ``board``.
+    grid : int, optional
+        The grid side the player asked for (5 or 7), if any.
+    refine : bool
+        Whether what is read may correct the outline.
+
+    Returns
+    -------
+    location : BoardLocation
+    board : ndarray
+    prediction : BoardPrediction
+    """
+    reading = classify_board(board, location.shape, model)
+    if refine and grid is None:
+        kept = drop_bare_edges(reading)
+        if kept != (0, location.shape[0], 0, location.shape[1]):
+            location, board = _cut(location, board, kept)
+            reading = classify_board(board, location.shape, model)
+    prediction = _with_what_detection_saw(reading, location)
+    if refine:
         grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
         if grown is not None:
             return grown
     return location, board, prediction
+
+
+def drop_bare_edges(reading: BoardPrediction) -> tuple[int, int, int, int]:
+    """The rows and columns left once edge rows read as bare table all across are dropped.
+
+    An edge row goes when every square in it reads as empty with a probability of
+    at least :data:`BARE_ROW_EMPTY`; rows go one at a time from any side, while
+    more than :data:`scorer.board.MIN_SIDE` remain.
+
+    Parameters
+    ----------
+    reading : BoardPrediction
+        The classifier's reading of the board (before detection's evidence).
+
+    Returns
+    -------
+    tuple of int
+        ``(r0, r1, c0, c1)``: the rows ``r0..r1-1`` and columns ``c0..c1-1`` kept.
+
+    Examples
+    --------
+    >>> from scorer.classify import classify_board
+    >>> from scorer.kingdom import ALL_CELLS
+    >>> class Model:
+    ...     def predict_cell_proba(self, crops):
+    ...         p = np.zeros((len(crops), len(ALL_CELLS)))
+    ...         p[:, ALL_CELLS.index(EMPTY)] = 1.0
+    ...         tiles = np.arange(len(crops)) % 4 != 3  # the last column is bare
+    ...         p[tiles, ALL_CELLS.index(CASTLE)] = 2.0
+    ...         return p / p.sum(axis=1, keepdims=True)
+    >>> drop_bare_edges(classify_board(np.zeros((400, 400, 3), np.uint8), (4, 4), Model()))
+    (0, 4, 0, 3)
+    """
+    k = reading.classes.index(EMPTY)
+    bare = (reading.probabilities.argmax(axis=-1) == k) & (
+        reading.probabilities[..., k] >= BARE_ROW_EMPTY
+    )
+    r0, r1, c0, c1 = 0, bare.shape[0], 0, bare.shape[1]
+    changed = True
+    while changed:
+        changed = False
+        if r1 - r0 > board_module.MIN_SIDE:
+            if bare[r0, c0:c1].all():
+                r0, changed = r0 + 1, True
+            elif bare[r1 - 1, c0:c1].all():
+                r1, changed = r1 - 1, True
+        if c1 - c0 > board_module.MIN_SIDE:
+            if bare[r0:r1, c0].all():
+                c0, changed = c0 + 1, True
+            elif bare[r0:r1, c1 - 1].all():
+                c1, changed = c1 - 1, True
+    return r0, r1, c0, c1
+
+
+def _cut(
+    location: BoardLocation, board: np.ndarray, kept: tuple[int, int, int, int]
+) -> tuple[BoardLocation, np.ndarray]:
+    """The location and rectified board of rows ``r0..r1`` and columns ``c0..c1``."""
+    rows, cols = location.shape
+    r0, r1, c0, c1 = kept
+    changes = ((Side.TOP, -r0), (Side.BOTTOM, r1 - rows), (Side.LEFT, -c0), (Side.RIGHT, c1 - cols))
+    for side, by in changes:
+        if by:
+            location = extend_location(location, side, by)
+    step_y, step_x = board.shape[0] / rows, board.shape[1] / cols
+    cut = board[round(r0 * step_y) : round(r1 * step_y), round(c0 * step_x) : round(c1 * step_x)]
+    return location, np.ascontiguousarray(cut)
 
 
 def grow_to_castle(

@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 
 from scorer.evaluate_photos import (
+    Reader,
     SceneResult,
     _rotation_matches,
+    best_rotation_matches,
     corner_error,
+    evaluate_scene,
     format_report,
     summarise,
 )
-from scorer.kingdom import Kingdom
+from scorer.kingdom import ALL_CELLS, EMPTY, Kingdom
+from scorer.synth import demo_board, make_scene
 
 
 def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResult:
@@ -90,3 +94,33 @@ def test_flags_follow_the_best_rotation(turns: int) -> None:
         read = read.rotate()
         doubtful = {(c, read.height - 1 - r) for r, c in doubtful}
     assert _rotation_matches(read, truth, frozenset(doubtful)) == (7, 1)
+
+
+class TruthModel:
+    """A stand-in classifier that gives the squares of a whole board a kingdom's labels, in
+    the order they are cut (any other set of squares reads as empty)."""
+
+    def __init__(self, kingdom: Kingdom) -> None:
+        self.tokens = [cell for _, cell in kingdom.cells()]
+
+    def predict_cell_proba(self, crops: list[np.ndarray]) -> np.ndarray:
+        proba = np.full((len(crops), len(ALL_CELLS)), 1e-3)
+        for i in range(len(crops)):
+            cell = self.tokens[i] if len(crops) == len(self.tokens) else EMPTY
+            proba[i, ALL_CELLS.index(cell)] = 1.0
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+def test_a_scene_is_read_as_the_pipeline_reads_it() -> None:
+    scene = make_scene(2, [demo_board(0)], n_kingdoms=1, remove_cells=False)
+    (truth,) = scene.kingdoms
+    reader = Reader(TruthModel(truth.kingdom))
+    (result,) = evaluate_scene(scene, reader)
+    assert result.found and result.shape_ok
+    assert result.cells == 25
+    # The stand-in ignores the pixels, so any board reads the same after decoding
+    # (which makes the demo board's squares fit the tile set).
+    decoded = reader.board(np.zeros((500, 500, 3), np.uint8), (5, 5)).kingdom
+    expected = best_rotation_matches(decoded, truth.kingdom)
+    assert expected >= 20
+    assert result.cells_correct == result.cells_correct_true_corners == expected

@@ -287,7 +287,7 @@ def _quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     [
         ((2, 4), _quad(100, 100, 500, 600), (5, 5)),  # lone castle in the right column
         ((0, 1), _quad(100, 200, 600, 600), (5, 5)),  # lone castle in the top row
-        ((4, 0), _quad(200, 100, 600, 600), (5, 5)),  # lone castle at a corner, left out
+        ((4, 2), _quad(100, 100, 600, 500), (5, 5)),  # lone castle in the bottom row
         ((0, 1), _quad(100, 300, 600, 600), (5, 5)),  # two rows left out: through wheat
         ((4, 1), _quad(100, 0, 600, 500), (5, 5)),  # a bare row above gives way
     ],
@@ -314,7 +314,7 @@ def test_a_kingdom_grows_no_further_than_its_grid_allows() -> None:
     model = MarkedCastleModel()
     new, _, _ = read_kingdom(image, location, model, grid=4)  # type: ignore[arg-type]
     assert new is location
-    new, _, _ = read_kingdom(image, location, model, grow=False)  # type: ignore[arg-type]
+    new, _, _ = read_kingdom(image, location, model, refine=False)  # type: ignore[arg-type]
     assert new is location
 
 
@@ -342,6 +342,31 @@ def test_a_kingdom_does_not_grow_across_bare_table() -> None:
     location = BoardLocation(_quad(100, 300, 600, 600), (3, 5))
     new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
     assert new is location
+
+
+@pytest.mark.parametrize(
+    ("found", "shape"),
+    [
+        (_quad(100, 0, 600, 600), (6, 5)),  # a strip of table above, taken for a row
+        (_quad(0, 100, 700, 600), (5, 7)),  # strips on both sides
+    ],
+)
+def test_edge_rows_read_as_bare_table_are_dropped(
+    found: np.ndarray, shape: tuple[int, int]
+) -> None:
+    image = _drawn_kingdom((2, 2))
+    location = BoardLocation(found, shape)
+    model = MarkedCastleModel()
+    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
+    assert new.shape == (5, 5)
+    np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
+    assert board.shape == (500, 500, 3)
+    assert prediction.kingdom.castle == (2, 2)
+    for kept in (
+        read_kingdom(image, location, model, grid=7)[0],  # type: ignore[arg-type]
+        read_kingdom(image, location, model, refine=False)[0],  # type: ignore[arg-type]
+    ):
+        assert kept is location
 
 
 def test_rows_beyond_the_photo_are_not_read() -> None:
