@@ -192,17 +192,19 @@ def score_photo(
     with _timed(timings, "detect"):
         locations = find_kingdoms(image, corners=corners, grid=grid)
     reports = []
-    for location in locations:
+    for found in locations:
         with _timed(timings, "rectify"):
-            board = rectify(image, location, square_px)
+            board = rectify(image, found, square_px)
         with _timed(timings, "classify"):
             location, board, prediction = read_rectified(
-                image, location, board, model, square_px, grid=grid, refine=corners is None
+                image, found, board, model, square_px, grid=grid, refine=corners is None
             )
         with _timed(timings, "score"):
             breakdown = score(prediction.kingdom, rules)
             violations = tileset_violations(prediction.kingdom, rules)
         warnings = _warnings(location, prediction)
+        if location is not found:
+            warnings = (outline_note(found.shape, location.shape), *warnings)
         reports.append(
             KingdomReport(location, board, prediction, breakdown, tuple(violations), warnings)
         )
@@ -633,6 +635,26 @@ def small_squares_note(side: float) -> str | None:
         f"the squares are only {side:.0f} pixels across in the photo, so crowns may be "
         "misread: check them, or take the photo closer or at a higher resolution"
     )
+
+
+def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
+    """The note for a kingdom whose outline the squares' reading corrected.
+
+    >>> outline_note((4, 5), (5, 5))
+    'the grid found, 4×5, grew to 5×5 to take in the castle: check the outline'
+    >>> outline_note((5, 5), (5, 4))
+    'the grid found, 5×5, shrank to 5×4, dropping bare table: check the outline'
+    >>> outline_note((5, 4), (5, 4))
+    'the grid found, 5×4, moved by a row to take in the castle: check the outline'
+    """
+    rows, cols = found
+    if read[0] * read[1] > rows * cols:
+        change = f"grew to {read[0]}×{read[1]} to take in the castle"
+    elif read[0] * read[1] < rows * cols:
+        change = f"shrank to {read[0]}×{read[1]}, dropping bare table"
+    else:
+        change = "moved by a row to take in the castle"
+    return f"the grid found, {rows}×{cols}, {change}: check the outline"
 
 
 def _warnings(location: BoardLocation, prediction: BoardPrediction) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from scorer.pipeline import (
     MIN_SQUARE_PX,
     STAGES,
     grow_to_castle,
+    outline_note,
     read_board,
     read_kingdom,
     score_kingdom,
@@ -374,3 +375,17 @@ def test_rows_beyond_the_photo_are_not_read() -> None:
     location = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
     new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
     assert new is location
+
+
+def test_score_photo_notes_an_outline_corrected_by_what_was_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = _drawn_kingdom((2, 4))
+    left_out = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", lambda *a, **k: [left_out])
+    (found,) = score_photo(image, Rules(), model=MarkedCastleModel()).kingdoms  # type: ignore[arg-type]
+    assert found.kingdom.shape == (5, 5)
+    assert found.kingdom.castle == (2, 4)
+    assert found.warnings[0] == outline_note((5, 4), (5, 5))
+    marked = score_photo(image, Rules(), corners=left_out.corners, model=MarkedCastleModel())  # type: ignore[arg-type]
+    assert marked.kingdoms[0].kingdom.shape == (5, 4)  # the player's corners stand
