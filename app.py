@@ -133,6 +133,7 @@ class FoundKingdom:
     doubtful: frozenset[Position] = frozenset()
     square_px: float = 0.0
     second_choices: tuple[tuple[Position, Cell], ...] = ()
+    outline_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -460,6 +461,7 @@ def _analyse_photo_cached(
                 doubtful=frozenset(item.doubtful),
                 square_px=item.square_px,
                 second_choices=tuple(sorted(item.second_choices.items())),
+                outline_note=item.outline_note,
             )
         )
     timings = {k: float(v) for k, v in report.timings.items() if k in STAGES}
@@ -833,6 +835,11 @@ def _breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     small = small_squares_note(entry.found.square_px)
     if small:
         st.warning(f"📷 {small[0].upper()}{small[1:]}.")
+    outline = entry.found.outline_note
+    if outline:
+        st.info(
+            f"📐 {outline[0].upper()}{outline[1:]} on the photo, or mark the four corners by hand."
+        )
 
 
 # --- ranking, dynasty, export ---------------------------------------------------------------

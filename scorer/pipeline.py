@@ -93,6 +93,9 @@ class KingdomReport:
         Ways the predicted kingdom cannot be built from the tile set.
     warnings : tuple of str
         Plain-language notes for the player (doubtful squares, odd grids).
+    detected_shape : tuple of int, optional
+        The grid detection found, when what was read corrected it
+        (:func:`read_rectified`); None when it stands.
     """
 
     location: BoardLocation
@@ -101,6 +104,14 @@ class KingdomReport:
     score: ScoreBreakdown
     violations: tuple[Violation, ...]
     warnings: tuple[str, ...]
+    detected_shape: tuple[int, int] | None = None
+
+    @property
+    def outline_note(self) -> str | None:
+        """The note that what was read corrected the outline, if it did."""
+        if self.detected_shape is None:
+            return None
+        return outline_note(self.detected_shape, self.location.shape)
 
     @property
     def kingdom(self) -> Kingdom:
@@ -203,10 +214,13 @@ def score_photo(
             breakdown = score(prediction.kingdom, rules)
             violations = tileset_violations(prediction.kingdom, rules)
         warnings = _warnings(location, prediction)
-        if location is not found:
-            warnings = (outline_note(found.shape, location.shape), *warnings)
+        corrected = None if location is found else found.shape
+        if corrected is not None:
+            warnings = (outline_note(corrected, location.shape), *warnings)
         reports.append(
-            KingdomReport(location, board, prediction, breakdown, tuple(violations), warnings)
+            KingdomReport(
+                location, board, prediction, breakdown, tuple(violations), warnings, corrected
+            )
         )
     timings["total"] = sum(timings[s] for s in STAGES)
     return PhotoReport(reports, timings)

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import Cell, Kingdom
+from scorer.pipeline import outline_note
 from scorer.scoring import Rules, score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,9 +219,13 @@ def _png(width: int = 320, height: int = 240) -> bytes:
 
 
 def _fake_report(
-    kingdom: Kingdom, corners: list[list[float]], square_px: float = 100.0
+    kingdom: Kingdom,
+    corners: list[list[float]],
+    square_px: float = 100.0,
+    outline_note: str | None = None,
 ) -> SimpleNamespace:
     item = SimpleNamespace(
+        outline_note=outline_note,
         kingdom=kingdom,
         board=np.full((300, 300, 3), 128, np.uint8),
         corners=corners,
@@ -274,6 +279,29 @@ def test_photo_without_a_board_offers_the_corners_and_scores_after_them(
     assert fake_recogniser[-1] is not None
     hint = f"row 1 column 1 (read {Kingdom.parse(PHOTO_GRID)[(0, 0)].token}, perhaps W1)"
     assert any("doubtful square" in w and hint in w for w in _texts(at.warning)), _texts(at.warning)
+
+
+def test_an_outline_corrected_by_the_reading_is_pointed_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    note = outline_note((2, 3), (3, 3))
+
+    def score_photo(image: np.ndarray, rules: Rules, **kw: object) -> SimpleNamespace:
+        corners = [[80.0, 40.0], [240.0, 40.0], [240.0, 200.0], [80.0, 200.0]]
+        return _fake_report(Kingdom.parse(PHOTO_GRID), corners, outline_note=note)
+
+    monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
+    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = _app().run()
+    at.file_uploader(key="uploads").upload("table.png", _png(), "image/png")
+    at.run()
+    assert not at.exception
+    infos = _texts(at.info)
+    assert any("grew to 3×3 to take in the castle" in i and "four corners" in i for i in infos)
+    st.cache_data.clear()
+    st.cache_resource.clear()
 
 
 def test_order_corners_starts_top_left_and_goes_clockwise() -> None:

@@ -386,6 +386,8 @@ def test_score_photo_notes_an_outline_corrected_by_what_was_read(
     (found,) = score_photo(image, Rules(), model=MarkedCastleModel()).kingdoms  # type: ignore[arg-type]
     assert found.kingdom.shape == (5, 5)
     assert found.kingdom.castle == (2, 4)
-    assert found.warnings[0] == outline_note((5, 4), (5, 5))
+    assert found.warnings[0] == found.outline_note == outline_note((5, 4), (5, 5))
+    assert found.detected_shape == (5, 4)
     marked = score_photo(image, Rules(), corners=left_out.corners, model=MarkedCastleModel())  # type: ignore[arg-type]
     assert marked.kingdoms[0].kingdom.shape == (5, 4)  # the player's corners stand
+    assert marked.kingdoms[0].outline_note is None
