@@ -1349,12 +1349,12 @@ def _fit_extent(
     changed = False
     for _ in range(2):
         step = False
-        for side in ("top", "bottom", "left", "right"):
+        for side in (Side.TOP, Side.BOTTOM, Side.LEFT, Side.RIGHT):
             outside, _, length = _side_cells(tiles, r0, r1, c0, c1, side)
             lit_out, _, _ = _side_cells(lit, r0, r1, c0, c1, side)
             _, edge, _ = _side_cells(kept, r0, r1, c0, c1, side)
             _, lit_edge, _ = _side_cells(kept_lit, r0, r1, c0, c1, side)
-            span = (r1 - r0) if side in ("top", "bottom") else (c1 - c0)
+            span = (r1 - r0) if side in (Side.TOP, Side.BOTTOM) else (c1 - c0)
             extent = (r0, r1, c0, c1)
             # A side whose edge row is no part of the kingdom does not grow past it.
             if (
@@ -1405,7 +1405,7 @@ def _fit_extent(
 def _row_beyond(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     outside: np.ndarray,
     lit_out: np.ndarray,
 ) -> bool:
@@ -1443,7 +1443,7 @@ def _row_beyond(
 def _table_texture(
     edges: _GridEdges,
     grown: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     lit_out: np.ndarray,
 ) -> bool:
     """Whether a row that is tile by colour only ends in no more than the table's texture.
@@ -1491,7 +1491,7 @@ def _square_sides(
     extent: tuple[int, int, int, int],
     tileness: tuple[np.ndarray, np.ndarray],
     limit: int,
-) -> list[str]:
+) -> list[Side]:
     """The sides to grow by a row each that make the grid a whole kingdom's square.
 
     Kingdoms are squares of :data:`STANDARD_SIZE` or :data:`DUEL_SIZE`. A grid
@@ -1510,9 +1510,9 @@ def _square_sides(
         return []
     directions = []
     if rows == target - 1:
-        directions.append(("top", "bottom"))
+        directions.append((Side.TOP, Side.BOTTOM))
     if cols == target - 1:
-        directions.append(("left", "right"))
+        directions.append((Side.LEFT, Side.RIGHT))
     tiles, lit = tileness
     grow = []
     for sides in directions:
@@ -1548,7 +1548,7 @@ def _square_row(mean: float, lit_mean: float, ratio: float) -> bool:
 def _row_not_kingdom(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     edge: np.ndarray,
     lit_edge: np.ndarray,
 ) -> bool:
@@ -1575,7 +1575,7 @@ def _row_not_kingdom(
 def _dark_row(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     edge: np.ndarray,
     ratio: float,
 ) -> bool:
@@ -1601,7 +1601,7 @@ def _dark_row(
 def _lone_square(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     edge: np.ndarray,
 ) -> bool:
     """Whether an edge row of one or two squares holds a whole tile with a sharp outer edge.
@@ -1620,7 +1620,7 @@ def _lone_square(
 def _row_in_line(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     edge: np.ndarray,
 ) -> bool:
     """Whether the edge row along one side holds tiles lying square on the grid, and bare table.
@@ -1654,15 +1654,15 @@ def _row_in_line(
 def _cross_segments(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
 ) -> np.ndarray:
     """Edge strength of the grid lines across the edge row along one side, ends included."""
     r0, r1, c0, c1 = extent
-    if side in ("top", "bottom"):
-        r = r0 if side == "top" else r1 - 1
+    if side in (Side.TOP, Side.BOTTOM):
+        r = r0 if side == Side.TOP else r1 - 1
         ends = [((c, r), (c, r + 1)) for c in range(c0, c1 + 1)]
     else:
-        c = c0 if side == "left" else c1 - 1
+        c = c0 if side == Side.LEFT else c1 - 1
         ends = [((c, r), (c + 1, r)) for r in range(r0, r1 + 1)]
     return _segment_strengths(edges, ends)
 
@@ -1670,15 +1670,15 @@ def _cross_segments(
 def _outer_segments(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
 ) -> np.ndarray:
     """Edge strength of the outer grid line of one side, square by square."""
     r0, r1, c0, c1 = extent
-    if side in ("top", "bottom"):
-        y = r0 if side == "top" else r1
+    if side in (Side.TOP, Side.BOTTOM):
+        y = r0 if side == Side.TOP else r1
         ends = [((c, y), (c + 1, y)) for c in range(c0, c1)]
     else:
-        x = c0 if side == "left" else c1
+        x = c0 if side == Side.LEFT else c1
         ends = [((x, r), (x, r + 1)) for r in range(r0, r1)]
     return _segment_strengths(edges, ends)
 
@@ -1696,7 +1696,7 @@ def _segment_strengths(
 def _edge_ratio(
     edges: _GridEdges,
     extent: tuple[int, int, int, int],
-    side: str,
+    side: Side,
     slack: float = 0.0,
 ) -> float:
     """How sharp one side's outer grid line is, against the grid line one square inside.
@@ -1709,13 +1709,13 @@ def _edge_ratio(
     """
     r0, r1, c0, c1 = extent
     shifts = np.arange(-slack, slack + 1e-9, _SLACK_STEP) if slack > 0 else np.zeros(1)
-    outward = -1 if side in ("top", "left") else 1
-    across = side in ("top", "bottom")
+    outward = -1 if side in (Side.TOP, Side.LEFT) else 1
+    across = side in (Side.TOP, Side.BOTTOM)
     outer, inner = {
-        "top": (r0, r0 + 1),
-        "bottom": (r1, r1 - 1),
-        "left": (c0, c0 + 1),
-        "right": (c1, c1 - 1),
+        Side.TOP: (r0, r0 + 1),
+        Side.BOTTOM: (r1, r1 - 1),
+        Side.LEFT: (c0, c0 + 1),
+        Side.RIGHT: (c1, c1 - 1),
     }[side]
     start, end = (c0, c1) if across else (r0, r1)
     places = [outer + outward * float(s) for s in shifts] + [float(inner)]
@@ -1744,30 +1744,30 @@ def _line_strength(gradients: tuple[np.ndarray, np.ndarray], a: np.ndarray, b: n
     return float(np.median(across.max(axis=1)))
 
 
-def _move(r0: int, r1: int, c0: int, c1: int, side: str, by: int) -> tuple[int, int, int, int]:
-    if side == "top":
+def _move(r0: int, r1: int, c0: int, c1: int, side: Side, by: int) -> tuple[int, int, int, int]:
+    if side == Side.TOP:
         return r0 - by, r1, c0, c1
-    if side == "bottom":
+    if side == Side.BOTTOM:
         return r0, r1 + by, c0, c1
-    if side == "left":
+    if side == Side.LEFT:
         return r0, r1, c0 - by, c1
     return r0, r1, c0, c1 + by
 
 
 def _side_cells(
-    tiles: np.ndarray, r0: int, r1: int, c0: int, c1: int, side: str
+    tiles: np.ndarray, r0: int, r1: int, c0: int, c1: int, side: Side
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Tileness of the cells just outside one side, and of the edge row along it."""
     t = tiles  # index offset 1: grid row r is tiles[r + 1]
     nr, nc = t.shape
-    if side in ("top", "bottom"):
-        r_out = r0 - 1 if side == "top" else r1
-        r_edge = r0 if side == "top" else r1 - 1
+    if side in (Side.TOP, Side.BOTTOM):
+        r_out = r0 - 1 if side == Side.TOP else r1
+        r_edge = r0 if side == Side.TOP else r1 - 1
         cs = slice(c0 + 1, c1 + 1)
         outside = t[r_out + 1, cs] if 0 <= r_out + 1 < nr else np.full(c1 - c0, np.nan)
         return outside, t[r_edge + 1, cs], c1 - c0
-    c_out = c0 - 1 if side == "left" else c1
-    c_edge = c0 if side == "left" else c1 - 1
+    c_out = c0 - 1 if side == Side.LEFT else c1
+    c_edge = c0 if side == Side.LEFT else c1 - 1
     rs = slice(r0 + 1, r1 + 1)
     outside = t[rs, c_out + 1] if 0 <= c_out + 1 < nc else np.full(r1 - r0, np.nan)
     return outside, t[rs, c_edge + 1], r1 - r0
