@@ -32,7 +32,7 @@ from scorer.classify import BoardPrediction
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import Kingdom, Position
-from scorer.pipeline import square_side_px
+from scorer.pipeline import read_board, read_kingdom, score_photo, square_side_px
 from scorer.synth import Scene, make_scene
 
 FOUND_ERROR = 0.05
@@ -72,15 +72,11 @@ class Reader:
         self, image: np.ndarray, location: BoardLocation, refine: bool = True
     ) -> tuple[BoardLocation, BoardPrediction]:
         """Read a kingdom found in a photo (:func:`scorer.pipeline.read_kingdom`)."""
-        from scorer.pipeline import read_kingdom
-
         location, _, prediction = read_kingdom(image, location, self.model, refine=refine)
         return location, prediction
 
     def board(self, board: np.ndarray, shape: tuple[int, int]) -> BoardPrediction:
         """Read an already rectified board."""
-        from scorer.pipeline import read_board
-
         return read_board(board, BoardLocation(np.zeros((4, 2)), shape), self.model)
 
 
@@ -141,8 +137,6 @@ def bench_photo(image: np.ndarray, repeats: int = 7, model: Any = None) -> dict[
     model : CellClassifier, optional
         The square classifier; the committed model when omitted.
     """
-    from scorer.pipeline import score_photo
-
     score_photo(image, model=model)  # warm-up: model load, first-call costs
     runs = [score_photo(image, model=model).timings for _ in range(repeats)]
     return {k: round(float(np.median([r[k] for r in runs])), 4) for k in runs[0]}
@@ -189,14 +183,15 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
     """Match detected kingdoms to the true ones and measure each.
 
     With a reader, each kingdom found is read as the pipeline reads it
-    (:func:`scorer.pipeline.read_kingdom`), which may grow it to its castle;
-    the kingdoms are matched as read.
+    (:func:`scorer.pipeline.read_kingdom`), which may correct its outline (drop
+    rows read as bare table, grow it to its castle); the kingdoms are matched
+    as read.
     """
     try:
         found = find_kingdoms(scene.image)
     except BoardNotFoundError:
         found = []
-    readings: list[tuple[BoardLocation, Any]] = (
+    readings: list[tuple[BoardLocation, BoardPrediction | None]] = (
         [classify.photo(scene.image, loc) for loc in found]
         if classify is not None
         else [(loc, None) for loc in found]
@@ -204,7 +199,7 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
     results = []
     for truth in scene.kingdoms:
         side = _mean_side(truth.corners)
-        best: tuple[BoardLocation, Any] | None = None
+        best: tuple[BoardLocation, BoardPrediction | None] | None = None
         best_err = np.inf
         for reading in readings:
             err = corner_error(reading[0].corners, truth.corners) / side
@@ -222,7 +217,7 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
         )
         if classify is not None:
             result.cells = truth.kingdom.height * truth.kingdom.width
-            if ok and best is not None and result.shape_ok:
+            if ok and best is not None and best[1] is not None and result.shape_ok:
                 prediction = best[1]
                 right, wrong_flagged = _rotation_matches(
                     prediction.kingdom, truth.kingdom, prediction.doubtful
