@@ -152,6 +152,23 @@ def classify_board(
     model = default_model() if model is None else model
     crops = split_cells(board, shape)
     probabilities = model.predict_cell_proba(crops).reshape(*shape, len(ALL_CELLS))
+    return predict_from_probabilities(probabilities)
+
+
+def predict_from_probabilities(probabilities: np.ndarray) -> BoardPrediction:
+    """Decode a consistent kingdom from its squares' probabilities.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray
+        ``rows × cols × len(ALL_CELLS)`` probabilities, e.g. part of another
+        board's :attr:`BoardPrediction.probabilities`.
+
+    Returns
+    -------
+    BoardPrediction
+    """
+    shape = (int(probabilities.shape[0]), int(probabilities.shape[1]))
     kingdom, confidence = decode(probabilities, ALL_CELLS, shape)
     doubtful = doubtful_squares(kingdom, confidence, probabilities)
     return BoardPrediction(kingdom, confidence, probabilities, ALL_CELLS, doubtful)

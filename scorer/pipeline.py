@@ -32,6 +32,7 @@ from scorer.classify import (
     classify_board,
     default_model,
     doubtful_squares,
+    predict_from_probabilities,
 )
 from scorer.decoding import decode
 from scorer.kingdom import (
@@ -419,8 +420,10 @@ def read_rectified(
     if refine and grid is None:
         kept = drop_bare_edges(reading)
         if kept != (0, location.shape[0], 0, location.shape[1]):
+            r0, r1, c0, c1 = kept
             location, board = _cut(location, board, kept)
-            reading = classify_board(board, location.shape, model)
+            # The cut board's squares are the same crops: their reading is a slice.
+            reading = predict_from_probabilities(reading.probabilities[r0:r1, c0:c1])
     prediction = _with_what_detection_saw(reading, location)
     if refine:
         grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
