@@ -659,6 +659,51 @@ def test_dark_tiles_on_a_table_of_one_colour_are_part_of_the_kingdom(
     assert_scene_kingdom_found(shared_data, seed, board)
 
 
+def _rows_faint(row_seams: int, five_share: float, column_seams: float = 60.0) -> np.ndarray:
+    """A 400-pixel square of grey noise with 5 columns of dark seams (``column_seams``
+    darker), faint row seams of a ``row_seams``-row grid, and fainter still
+    (``five_share`` as dark) those of a 5-row grid."""
+    rng = np.random.default_rng(0)
+    side = 400
+    gray = np.full((side, side), 128.0) + rng.normal(0, 6, (side, side))
+    for k in range(1, STANDARD_SIZE):
+        gray[:, 80 * k - 1 : 80 * k + 1] -= column_seams
+    for n, darker in ((row_seams, 5.0), (STANDARD_SIZE, 5.0 * five_share)):
+        for k in range(1, n):
+            y = round(k * side / n)
+            gray[y - 1 : y + 1, :] -= darker
+    return np.dstack([np.clip(gray, 0, 255).astype(np.uint8)] * 3)
+
+
+@pytest.mark.parametrize(
+    ("five_share", "column_seams", "expected"),
+    [
+        (0.9, 60.0, (STANDARD_SIZE, STANDARD_SIZE)),  # nearly as clear: a full kingdom
+        (0.3, 60.0, (4, STANDARD_SIZE)),  # far fainter: the 4 rows stand
+        (0.9, 4.0, (4, STANDARD_SIZE)),  # no clear axis to go by
+    ],
+)
+def test_faint_axis_counts_a_full_kingdom_when_its_seams_allow(
+    five_share: float, column_seams: float, expected: tuple[int, int]
+) -> None:
+    image = _rows_faint(4, five_share, column_seams)
+    quad = np.array([[0, 0], [400, 0], [400, 400], [0, 400]], float)
+    found = board_module._locate(image, quad, grid=None, require_grid=False)
+    assert found is not None
+    assert found.shape == (4, STANDARD_SIZE)  # the faint rows fit 4 best
+    table = np.zeros(image.shape[:2], np.float32)
+    assert board_module._prefer_full(image, (table, table), found).shape == expected
+
+
+@pytest.mark.parametrize(("seed", "board"), [(40007, "40"), (40467, "33"), (40580, "74")])
+def test_kingdom_with_faint_seams_one_way_is_found_full(
+    shared_data: Path, seed: int, board: str
+) -> None:
+    # Blurred kingdoms on cutting mats, their row (or column) seams faint: a grid of
+    # 4 fitted them a little better than the kingdom's 5.
+    assert_scene_kingdom_found(shared_data, seed, board)
+
+
 def _blue_mat_with_a_lake(shade: float = 1.0) -> np.ndarray:
     """A navy cutting mat with white lines every 12 px, and a plain blue square on it."""
     image = np.full((240, 240, 3), (110, 50, 20), np.float64)  # navy (BGR)
