@@ -17,7 +17,7 @@ detail is lost. Rows run from the side nearest the top of the photo.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -254,6 +254,9 @@ class BoardLocation:
         the corners came from the user and no grid was measured.
     tiles : frozenset of (row, column)
         Squares that are clearly tile, unlike the table all over.
+    trimmed : frozenset of Side
+        Sides where a row within the seams' outline was left out, its colours
+        those of the table (see :func:`_fit_extent`).
     """
 
     corners: np.ndarray
@@ -261,6 +264,7 @@ class BoardLocation:
     empty: frozenset[Position] = field(default_factory=frozenset)
     score: float = 0.0
     tiles: frozenset[Position] = field(default_factory=frozenset)
+    trimmed: frozenset[Side] = field(default_factory=frozenset)
 
 
 def find_kingdoms(
@@ -419,7 +423,7 @@ def extend_location(location: BoardLocation, side: Side, by: int = 1) -> BoardLo
     The new squares follow the grid's perspective; a negative ``by`` takes rows
     off that side instead. Squares in ``empty`` and ``tiles`` keep their place
     (renumbered when the grid changes at the top or left); new squares are in
-    neither.
+    neither. A side grown is no longer one of the ``trimmed``.
 
     Parameters
     ----------
@@ -456,6 +460,7 @@ def extend_location(location: BoardLocation, side: Side, by: int = 1) -> BoardLo
         shifted(location.empty),
         location.score,
         shifted(location.tiles),
+        location.trimmed - {side} if by > 0 else location.trimmed,
     )
 
 
@@ -590,13 +595,7 @@ def _downscale(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
 
 
 def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
-    return BoardLocation(
-        corners=location.corners / scale,
-        shape=location.shape,
-        empty=location.empty,
-        score=location.score,
-        tiles=location.tiles,
-    )
+    return replace(location, corners=location.corners / scale)
 
 
 def _lab(image: np.ndarray) -> np.ndarray:
@@ -1399,8 +1398,23 @@ def _fit_extent(
     grid_pts = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
     new_quad = cv2.perspectiveTransform(grid_pts, to_photo).reshape(4, 2).astype(np.float64)
     new_quad = _refine_quad(gradients, new_quad, reaches=(0.015,))
+    left_out_sides = frozenset(
+        side
+        for side, left_out in (
+            (Side.TOP, r0 > 0),
+            (Side.BOTTOM, r1 < rows),
+            (Side.LEFT, c0 > 0),
+            (Side.RIGHT, c1 < cols),
+        )
+        if left_out
+    )
     return BoardLocation(
-        order_corners(new_quad), (r1 - r0, c1 - c0), empty, location.score, tiles_seen
+        order_corners(new_quad),
+        (r1 - r0, c1 - c0),
+        empty,
+        location.score,
+        tiles_seen,
+        left_out_sides,
     )
 
 
@@ -1478,7 +1492,9 @@ def _prefer_full(
         return location
     tiles, _, kept, _ = _cell_maps(dists, location.corners, *shape, texture)
     empty, tiles_seen = _seen_squares(tiles, kept, (0, shape[0], 0, shape[1]))
-    return BoardLocation(location.corners, shape, empty, location.score, tiles_seen)
+    return BoardLocation(
+        location.corners, shape, empty, location.score, tiles_seen, location.trimmed
+    )
 
 
 def _row_beyond(

@@ -36,6 +36,7 @@ from scorer.classify import (
 )
 from scorer.decoding import decode
 from scorer.kingdom import (
+    ALL_CELLS,
     CASTLE,
     DUEL_SIZE,
     EMPTY,
@@ -384,12 +385,15 @@ def read_rectified(
     """Read a kingdom's rectified board, and correct its outline by what is read.
 
     Detection sees colours and edges, not terrains; the classifier's reading
-    corrects two of its mistakes (unless ``refine`` is off, as for corners the
+    corrects three of its mistakes (unless ``refine`` is off, as for corners the
     player marked):
 
     - an edge row whose every square reads as bare table is no part of the
       kingdom (a strip of table taken for a row) and is dropped
       (:func:`drop_bare_edges`; not when the player set the grid's side);
+    - a row that detection left out as table, though the seams took it in,
+      is taken back when most of its squares read as tiles
+      (:func:`restore_tile_rows`: lakes on a blue mat);
     - a kingdom read without its castle grows to the row that holds it
       (:func:`grow_to_castle`).
 
@@ -426,6 +430,9 @@ def read_rectified(
             reading = predict_from_probabilities(reading.probabilities[r0:r1, c0:c1])
     prediction = _with_what_detection_saw(reading, location)
     if refine:
+        restored = restore_tile_rows(image, location, model, square_px, grid=grid)
+        if restored is not None:
+            location, board, prediction = restored
         grown = grow_to_castle(image, location, prediction, model, square_px, grid=grid)
         if grown is not None:
             return grown
@@ -497,6 +504,69 @@ def _cut(
     step_y, step_x = board.shape[0] / rows, board.shape[1] / cols
     cut = board[round(r0 * step_y) : round(r1 * step_y), round(c0 * step_x) : round(c1 * step_x)]
     return location, np.ascontiguousarray(cut)
+
+
+def restore_tile_rows(
+    image: np.ndarray,
+    location: BoardLocation,
+    model: CellClassifier | None = None,
+    square_px: int = board_module.SQUARE_PX,
+    *,
+    grid: int | None = None,
+) -> tuple[BoardLocation, np.ndarray, BoardPrediction] | None:
+    """Take back the rows detection left out as table where most squares read as tiles.
+
+    Detection measures the grid on the seams, then leaves out an edge row whose
+    colours are the table's: a strip of table, a shadow or a loose domino that
+    stretched the outline. But a lake on a blue cutting mat, or a forest on a
+    dark green cloth, has the table's colours too, and the classifier reads
+    some squares of a blue mat as lakes as well. A row left out
+    (``location.trimmed``) is taken back when more than half of its squares
+    read as tiles, which a loose domino (two squares of five) does not reach,
+    and one of them shows a crown, which no table does. The grid stays within
+    5×5 (7×7 for Mighty Duel, or the side given by ``grid``).
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The BGR photo the kingdom was found in.
+    location : BoardLocation
+        The kingdom as found.
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in the rectified board.
+    grid : int, optional
+        The grid side the player asked for.
+
+    Returns
+    -------
+    tuple of (BoardLocation, ndarray, BoardPrediction), or None
+        The kingdom with its rows taken back, its rectified board and its
+        reading; None when no row is taken back.
+    """
+    if not location.trimmed:
+        return None
+    model = default_model() if model is None else model
+    empty = ALL_CELLS.index(EMPTY)
+    grown = location
+    for side in sorted(location.trimmed):
+        rows, cols = grown.shape
+        limit = grid or (DUEL_SIZE if max(rows, cols) > STANDARD_SIZE else STANDARD_SIZE)
+        if (rows if side.across else cols) >= limit:
+            continue
+        strip = beyond_side(grown, 1)[side]
+        if not _within(strip.corners, image.shape):
+            continue
+        crops = split_cells(rectify(image, strip, square_px), strip.shape)
+        labels = model.predict_cell_proba(crops).argmax(axis=-1)
+        crowned = any(ALL_CELLS[i].crowns > 0 for i in labels)
+        if crowned and 2 * np.count_nonzero(labels != empty) > labels.size:
+            grown = extend_location(grown, side)
+    if grown is location:
+        return None
+    board = rectify(image, grown, square_px)
+    return grown, board, read_board(board, grown, model)
 
 
 def grow_to_castle(
@@ -658,7 +728,7 @@ def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     """The note for a kingdom whose outline the squares' reading corrected.
 
     >>> outline_note((4, 5), (5, 5))
-    'the grid found, 4×5, grew to 5×5 to take in the castle: check the outline'
+    'the grid found, 4×5, grew to 5×5 to take in squares read beyond it: check the outline'
     >>> outline_note((5, 5), (5, 4))
     'the grid found, 5×5, shrank to 5×4, dropping bare table: check the outline'
     >>> outline_note((5, 4), (5, 4))
@@ -666,7 +736,7 @@ def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     """
     rows, cols = found
     if read[0] * read[1] > rows * cols:
-        change = f"grew to {read[0]}×{read[1]} to take in the castle"
+        change = f"grew to {read[0]}×{read[1]} to take in squares read beyond it"
     elif read[0] * read[1] < rows * cols:
         change = f"shrank to {read[0]}×{read[1]}, dropping bare table"
     else:

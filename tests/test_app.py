@@ -299,7 +299,9 @@ def test_an_outline_corrected_by_the_reading_is_pointed_out(
     at.run()
     assert not at.exception
     infos = _texts(at.info)
-    assert any("grew to 3×3 to take in the castle" in i and "four corners" in i for i in infos)
+    assert any(
+        "grew to 3×3 to take in squares read beyond it" in i and "four corners" in i for i in infos
+    )
     st.cache_data.clear()
     st.cache_resource.clear()
 

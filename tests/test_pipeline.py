@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from scorer import cli
-from scorer.board import BoardLocation
+from scorer.board import BoardLocation, Side, find_kingdoms
 from scorer.classify import classify_board
+from scorer.datasets import load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
 from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, Terrain
 from scorer.pipeline import (
@@ -22,6 +23,7 @@ from scorer.pipeline import (
     outline_note,
     read_board,
     read_kingdom,
+    restore_tile_rows,
     score_kingdom,
     score_photo,
     square_side_px,
@@ -30,6 +32,7 @@ from scorer.scoring import Rules, score
 from scorer.synth import demo_board, make_scene
 
 WHEAT = Cell(Terrain.WHEAT, 0)
+CROWNED_WHEAT = Cell(Terrain.WHEAT, 1)
 
 
 class CentreCastleModel:
@@ -249,13 +252,22 @@ MARKED_CASTLE = (0, 0, 255)
 
 
 class MarkedCastleModel:
-    """A stand-in classifier: a red square is the castle, a yellow one wheat, the rest empty."""
+    """A stand-in classifier: a red square is the castle, a yellow one wheat, a green one
+    wheat with a crown, the rest empty."""
 
     def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         proba = np.full((len(crops), len(ALL_CELLS)), 0.01)
         for i, crop in enumerate(crops):
             _, g, r = crop.reshape(-1, 3).mean(axis=0)
-            cell = CASTLE if r > 200 and g < 60 else WHEAT if r > 200 else EMPTY
+            cell = (
+                CASTLE
+                if r > 200 and g < 60
+                else WHEAT
+                if r > 200
+                else CROWNED_WHEAT
+                if g > 200
+                else EMPTY
+            )
             proba[i, ALL_CELLS.index(cell)] = 0.9
         return proba / proba.sum(axis=1, keepdims=True)
 
@@ -391,3 +403,71 @@ def test_score_photo_notes_an_outline_corrected_by_what_was_read(
     marked = score_photo(image, Rules(), corners=left_out.corners, model=MarkedCastleModel())  # type: ignore[arg-type]
     assert marked.kingdoms[0].kingdom.shape == (5, 4)  # the player's corners stand
     assert marked.kingdoms[0].outline_note is None
+
+
+def _with_bottom_row(tiles: int, crowned: bool = True) -> np.ndarray:
+    """The drawn 5×5 kingdom, castle in the middle, with ``tiles`` wheat squares left in its
+    bottom row (from the left), the first with a crown if ``crowned``, and bare table in
+    the rest of it."""
+    image = _drawn_kingdom((2, 2))
+    image[500 + 2 : 600 - 2, 100 + 100 * tiles : 600] = 90
+    if crowned:
+        image[500 + 2 : 600 - 2, 100 + 2 : 200 - 2] = (0, 240, 100)
+    return image
+
+
+@pytest.mark.parametrize(
+    ("tiles", "crowned", "trimmed", "shape"),
+    [
+        (5, True, {Side.BOTTOM}, (5, 5)),  # a row of tiles in the table's colours: taken back
+        (3, True, {Side.BOTTOM}, (5, 5)),  # most of the row is tiles
+        (2, True, {Side.BOTTOM}, (4, 5)),  # a loose domino beside the kingdom stays out
+        (5, False, {Side.BOTTOM}, (4, 5)),  # no crown: perhaps table read as tiles
+        (5, True, set(), (4, 5)),  # detection did not leave the row out: no growth
+    ],
+)
+def test_a_row_detection_left_out_comes_back_when_it_reads_as_tiles(
+    tiles: int, crowned: bool, trimmed: set[Side], shape: tuple[int, int]
+) -> None:
+    image = _with_bottom_row(tiles, crowned)
+    location = BoardLocation(_quad(100, 100, 600, 500), (4, 5), trimmed=frozenset(trimmed))
+    model = MarkedCastleModel()
+    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
+    assert new.shape == shape
+    assert board.shape == (100 * shape[0], 100 * shape[1], 3)
+    assert prediction.kingdom.shape == shape
+    if shape == (5, 5):
+        np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
+        assert new.trimmed == frozenset()
+        assert prediction.kingdom[(4, 0)] == CROWNED_WHEAT
+    else:
+        assert new is location
+
+
+def test_a_row_left_out_stays_out_past_the_grids_side_or_the_photo() -> None:
+    image = _with_bottom_row(5)
+    model = MarkedCastleModel()
+    location = BoardLocation(_quad(100, 100, 600, 500), (4, 5), trimmed=frozenset({Side.BOTTOM}))
+    assert restore_tile_rows(image, location, model, grid=4) is None  # type: ignore[arg-type]
+    assert read_kingdom(image, location, model, refine=False)[0] is location  # type: ignore[arg-type]
+    assert restore_tile_rows(image[:580], location, model) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "board"), [(40178, "16"), (50131, "12")])
+def test_lake_row_on_a_blue_mat_left_out_by_detection_is_read_back(
+    shared_data: Path, seed: int, board: str
+) -> None:
+    # Lakes along one side of the kingdom, on a blue cutting mat: detection takes the
+    # row for table; the classifier reads lakes.
+    _trained_model_or_skip()
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    (truth,) = [k for k in scene.kingdoms if k.board == board]
+    found = find_kingdoms(scene.image)
+    location = min(found, key=lambda loc: float(np.abs(loc.corners - truth.corners).sum()))
+    assert location.trimmed
+    assert sorted(location.shape) != sorted(truth.shape)
+    new, _, prediction = read_kingdom(scene.image, location)
+    side = float(np.linalg.norm(truth.corners[1] - truth.corners[0]))
+    assert np.abs(new.corners - truth.corners).max() < 0.05 * side
+    assert prediction.kingdom.shape == truth.shape
