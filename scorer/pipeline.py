@@ -552,14 +552,13 @@ def restore_tile_rows(
     grown = location
     for side in sorted(location.trimmed):
         rows, cols = grown.shape
-        limit = grid or (DUEL_SIZE if max(rows, cols) > STANDARD_SIZE else STANDARD_SIZE)
+        limit = _side_limit(grown.shape, grid)
         if (rows if side.across else cols) >= limit:
             continue
         strip = beyond_side(grown, 1)[side]
         if not _within(strip.corners, image.shape):
             continue
-        crops = split_cells(rectify(image, strip, square_px), strip.shape)
-        labels = model.predict_cell_proba(crops).argmax(axis=-1)
+        labels = _read_strip(image, strip, model, square_px).argmax(axis=-1)
         crowned = any(ALL_CELLS[i].crowns > 0 for i in labels)
         if crowned and 2 * np.count_nonzero(labels != empty) > labels.size:
             grown = extend_location(grown, side)
@@ -619,7 +618,7 @@ def grow_to_castle(
         return None
     model = default_model() if model is None else model
     rows, cols = location.shape
-    side_limit = grid or (DUEL_SIZE if max(rows, cols) > STANDARD_SIZE else STANDARD_SIZE)
+    side_limit = _side_limit(location.shape, grid)
     best: tuple[float, Side, int] | None = None
     for side in Side:
         span = rows if side.across else cols
@@ -628,8 +627,7 @@ def grow_to_castle(
             strip = beyond_side(location, depth)[side]
             if not _within(strip.corners, image.shape):
                 break
-            crops = split_cells(rectify(image, strip, square_px), strip.shape)
-            labels_proba = model.predict_cell_proba(crops)
+            labels_proba = _read_strip(image, strip, model, square_px)
             labels = labels_proba.argmax(axis=-1)
             if np.any(labels == castle):
                 chance = float(labels_proba[labels == castle, castle].max())
@@ -647,6 +645,19 @@ def grow_to_castle(
         grown = extend_location(grown, side.opposite, -excess)
     board = rectify(image, grown, square_px)
     return grown, board, read_board(board, grown, model)
+
+
+def _side_limit(shape: tuple[int, int], grid: int | None) -> int:
+    """The most squares a side of a kingdom of ``shape`` may grow to: the side the player
+    set, else 5, or 7 for a Mighty Duel kingdom (a side over 5)."""
+    return grid or (DUEL_SIZE if max(shape) > STANDARD_SIZE else STANDARD_SIZE)
+
+
+def _read_strip(
+    image: np.ndarray, strip: BoardLocation, model: CellClassifier, square_px: int
+) -> np.ndarray:
+    """Probabilities over :data:`ALL_CELLS` for each square of a strip of the photo."""
+    return model.predict_cell_proba(split_cells(rectify(image, strip, square_px), strip.shape))
 
 
 def _bare_rows(empty: np.ndarray, side: Side) -> int:
