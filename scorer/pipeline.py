@@ -392,7 +392,7 @@ def read_rectified(
       kingdom (a strip of table taken for a row) and is dropped
       (:func:`drop_bare_edges`; not when the player set the grid's side);
     - a row that detection left out as table, though the seams took it in,
-      is taken back when most of its squares read as tiles
+      is taken back when most of its squares read as tiles, one with a crown
       (:func:`restore_tile_rows`: lakes on a blue mat);
     - a kingdom read without its castle grows to the row that holds it
       (:func:`grow_to_castle`).
