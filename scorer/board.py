@@ -1471,22 +1471,22 @@ def _prefer_full(
     :data:`_FULL_SHARE` as clearly as the count read, and at least
     :data:`_FAINT_SEAM_SCORE`. The outline stays; only the squares within it change.
     """
+    found = location.shape  # axis 0 counts rows, axis 1 columns
+    full = [STANDARD_SIZE if other <= STANDARD_SIZE else DUEL_SIZE for other in found[::-1]]
+    if all(n >= f for n, f in zip(found, full, strict=True)):
+        return location
     warped = _on_grid_canvas(work, location.corners)
-    rows, cols = location.shape
-    counts = [rows, cols]
-    for axis, index in ((0, 0), (1, 1)):
-        n, other = counts[index], location.shape[1 - index]
-        full = STANDARD_SIZE if other <= STANDARD_SIZE else DUEL_SIZE
-        if n >= full:
-            continue
-        here = _count_scores(warped, axis, (n, full))
-        across = _count_scores(warped, 1 - axis, (other,))[other]
+    scores = [_count_scores(warped, axis, (found[axis], full[axis])) for axis in (0, 1)]
+    counts = list(found)
+    for axis in (0, 1):
+        n, here, across = found[axis], scores[axis], scores[1 - axis][found[1 - axis]]
         if (
-            across >= _ONE_AXIS_CLEAR
+            n < full[axis]
+            and across >= _ONE_AXIS_CLEAR
             and here[n] < _ONE_AXIS_CLEAR
-            and here[full] >= max(_FULL_SHARE * here[n], _FAINT_SEAM_SCORE)
+            and here[full[axis]] >= max(_FULL_SHARE * here[n], _FAINT_SEAM_SCORE)
         ):
-            counts[index] = full
+            counts[axis] = full[axis]
     shape = (counts[0], counts[1])
     if shape == location.shape:
         return location
