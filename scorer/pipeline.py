@@ -743,7 +743,7 @@ def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     >>> outline_note((5, 5), (5, 4))
     'the grid found, 5×5, shrank to 5×4, dropping bare table: check the outline'
     >>> outline_note((5, 4), (5, 4))
-    'the grid found, 5×4, moved by a row to take in the castle: check the outline'
+    'the grid found, 5×4, moved by a row to take in squares read beyond it: check the outline'
     """
     rows, cols = found
     if read[0] * read[1] > rows * cols:
@@ -751,7 +751,7 @@ def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     elif read[0] * read[1] < rows * cols:
         change = f"shrank to {read[0]}×{read[1]}, dropping bare table"
     else:
-        change = "moved by a row to take in the castle"
+        change = "moved by a row to take in squares read beyond it"
     return f"the grid found, {rows}×{cols}, {change}: check the outline"
 
 
