@@ -33,7 +33,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from scorer.cells import FEATURE_VERSION, cells_features, split_cells
+from scorer.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
 from scorer.decoding import decode
 from scorer.errors import ModelFileError
 from scorer.kingdom import ALL_CELLS, Cell, Kingdom, Position
@@ -324,6 +324,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.classes_ = np.asarray(estimators[0].classes_)
         self.n_features_in_ = X.shape[1]
         self.feature_version_ = FEATURE_VERSION
+        self.words_sha256_ = words_digest()
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
@@ -534,6 +535,19 @@ def _load_skops(model_path: Path) -> CellClassifier:
                 f"the model file {model_path} was trained on feature version "
                 f"{getattr(model, 'feature_version_', None)}, this program computes "
                 f"version {FEATURE_VERSION}"
+            )
+        )
+    try:
+        words = words_digest()
+    except (OSError, ValueError) as err:
+        raise ModelFileError(
+            f"the visual vocabulary the model needs cannot be read: {err}"
+        ) from None
+    if getattr(model, "words_sha256_", None) != words:
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} was trained with another visual vocabulary "
+                "than scorer/data/visual_words.npy"
             )
         )
     return model

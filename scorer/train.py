@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
+from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -37,7 +38,15 @@ import sklearn
 
 from scorer import datasets
 from scorer.board import BoardLocation, rectify
-from scorer.cells import FEATURE_SIZE, FEATURE_VERSION, cells_features
+from scorer.cells import (
+    FEATURE_SIZE,
+    FEATURE_VERSION,
+    VISUAL_WORDS,
+    WORDS_FILE,
+    cells_features,
+    learn_visual_words,
+    words_digest,
+)
 from scorer.classify import (
     MODEL_DIR,
     CellClassifier,
@@ -48,6 +57,9 @@ from scorer.synth import degrade, make_scene
 
 SOURCES: Final = ("aau", "phone", "duel")
 """The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
+
+WORD_SOURCES: Final = ("aau",)
+"""The crops whose SIFT descriptors make the visual vocabulary (without their labels)."""
 
 JITTERED_VIEWS: Final = 2
 """Jittered copies of each crop (each in a random 90° turn) added to the crop as it is.
@@ -194,9 +206,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--views", type=int, default=JITTERED_VIEWS, help="jittered copies per crop"
     )
+    parser.add_argument(
+        "--learn-words",
+        action="store_true",
+        help=f"learn the visual vocabulary again (scorer/data/{WORDS_FILE}) and stop; "
+        "a model must then be trained on it",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     root = datasets.data_dir(args.data)
+    if args.learn_words:
+        return _learn_words(root, args.seed)
     tiles = collect_tiles(root, SOURCES)
     print(f"{len(tiles)} labelled crops from {root}", file=sys.stderr)
     boards = datasets.load_aau_boards(root)
@@ -221,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sklearn_version": sklearn.__version__,
         "feature_version": FEATURE_VERSION,
         "feature_size": FEATURE_SIZE,
+        "visual_words_sha256": words_digest(),
         "classes": [str(c) for c in model.classes_],
         "params": model.get_params(),
         "seed": args.seed,
@@ -239,6 +260,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"wrote {out / written['model_file']} ({written['size_bytes'] / 1e6:.1f} MB) "
         f"in {elapsed:.0f} s",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _learn_words(root: Path, seed: int) -> int:
+    """Write the visual vocabulary learned from the :data:`WORD_SOURCES` crops."""
+    tiles = collect_tiles(root, WORD_SOURCES)
+    words = learn_visual_words([t.image for t in tiles], VISUAL_WORDS, seed=seed)
+    path = Path(str(resources.files("scorer") / "data" / WORDS_FILE))
+    np.save(path, words, allow_pickle=False)
+    print(
+        f"wrote {path}: {len(words)} visual words from {len(tiles)} crops; "
+        "train the model again (`make train`)",
         file=sys.stderr,
     )
     return 0

@@ -109,10 +109,10 @@ def test_features_are_the_same_for_any_number_of_threads(fixtures: Path) -> None
 
 
 @pytest.mark.parametrize(("count", "threads"), [(25, 2), (49, 2), (8, 2), (25, 3), (25, 4)])
-def test_template_shares_cover_every_crop_once_the_caller_taking_least(
+def test_matching_shares_cover_every_crop_once_the_caller_taking_least(
     count: int, threads: int
 ) -> None:
-    shares = cells._template_shares(count, threads)
+    shares = cells._matching_shares(count, threads)
     assert len(shares) == threads
     assert np.array_equal(np.concatenate(shares), np.arange(count))
     assert len(shares[0]) <= min(len(s) for s in shares[1:])
@@ -125,7 +125,8 @@ def test_the_whiteness_template_finds_a_drawn_crown_on_green_and_on_black() -> N
         bright = template > 80  # the outline: white; the fill inside it: yellow
         patch = np.where(bright[..., None], 255, (0, 210, 240)).astype(np.uint8)
         crop[4 : 4 + template.shape[0], 20 : 20 + template.shape[1]] = patch
-        white_peaks = cells_features([crop])[0, -16:-11]  # whiteness, full size: 5 best peaks
+        templates = cells_features([crop])[0, : -(cells.VISUAL_WORDS + 1)]
+        white_peaks = templates[-16:-11]  # whiteness, full size: 5 best peaks
         assert white_peaks[0] > 0.7
         assert white_peaks[1] < 0.6
 
@@ -150,3 +151,53 @@ def test_a_forked_process_computes_features_with_its_own_threads(fixtures: Path)
     with multiprocessing.get_context("fork").Pool(1) as pool:
         result = pool.apply_async(cells_features, (crops, 2)).get(timeout=60)
     assert np.array_equal(result, expected)
+
+
+def test_sift_finds_keypoints_on_a_picture_and_none_on_a_blank_crop(fixtures: Path) -> None:
+    crop = cv2.imread(str(fixtures / "cells" / "M2_1.jpg"), cv2.IMREAD_GRAYSCALE)
+    small = cv2.resize(crop, (cells.CROP_SIDE, cells.CROP_SIDE), interpolation=cv2.INTER_AREA)
+    blank = np.full_like(small, 90)
+    found, nothing = cells.crop_descriptors(np.stack([small, blank]))
+    assert found.shape[1] == 128 and len(found) >= 10
+    assert nothing.shape == (0, 128)
+    words = cells.visual_words()
+    histograms = cells._word_histograms([found, nothing], words)
+    assert histograms.shape == (2, cells.VISUAL_WORDS + 1)
+    assert histograms[0, :-1].sum() == pytest.approx(1.0)
+    assert histograms[0, -1] == pytest.approx(len(found) / 100)
+    assert not histograms[1].any()
+
+
+def test_visual_words_of_a_square_barely_change_when_it_turns(fixtures: Path) -> None:
+    crop = cv2.imread(str(fixtures / "cells" / "M2_1.jpg"), cv2.IMREAD_COLOR)
+    words = slice(-(cells.VISUAL_WORDS + 1), -1)
+    turned = cell_features(np.ascontiguousarray(np.rot90(crop)))[words]
+    same = cell_features(crop)[words]
+    others = [
+        cell_features(cv2.imread(str(fixtures / "cells" / name), cv2.IMREAD_COLOR))[words]
+        for name in ("W0_1.jpg", "F0_1.jpg", "L1_1.jpg")
+    ]
+    assert np.abs(same - turned).sum() < 0.7 * min(np.abs(same - o).sum() for o in others)
+
+
+def test_a_vocabulary_is_learned_from_crops(fixtures: Path) -> None:
+    crops = [
+        cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted((fixtures / "cells").glob("*.jpg"))
+    ]
+    words = cells.learn_visual_words(crops, 8, seed=1)
+    assert words.shape == (8, 128)
+    assert words.dtype == np.float32
+    assert np.array_equal(words, cells.learn_visual_words(crops, 8, seed=1))
+    with pytest.raises(ValueError, match="cannot make"):
+        cells.learn_visual_words([np.zeros((64, 64, 3), np.uint8)], 8)
+
+
+def test_the_committed_vocabulary_loads_and_a_wrong_one_is_refused(tmp_path: Path) -> None:
+    words = cells.visual_words()
+    assert words.shape == (cells.VISUAL_WORDS, 128)
+    path = tmp_path / "words.npy"
+    np.save(path, words[:10])
+    with pytest.raises(ValueError, match="git checkout scorer/data/"):
+        cells.load_words(path)
+    np.save(path, words)
+    assert np.array_equal(cells.load_words(path), words)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from scorer import classify
-from scorer.cells import cell_features
+from scorer.cells import cell_features, words_digest
 from scorer.classify import (
     METADATA_FILE,
     MODEL_FILE,
@@ -115,6 +116,28 @@ def test_tampered_model_is_refused(saved_model: Path) -> None:
     assert str(path) in str(err.value)
     assert "git checkout models/" in str(err.value)
     assert "make train" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "message"),
+    [
+        ("feature_version_", -1, "feature version -1"),
+        ("words_sha256_", "0" * 64, "another visual vocabulary"),
+    ],
+)
+def test_model_trained_on_other_features_is_refused(
+    tiny_model: CellClassifier, tmp_path: Path, attribute: str, value: object, message: str
+) -> None:
+    stale = copy.deepcopy(tiny_model)
+    setattr(stale, attribute, value)
+    save_model(stale, tmp_path, {"note": "test"})
+    with pytest.raises(ModelFileError, match=message) as err:
+        load_model(tmp_path)
+    assert "make train" in str(err.value)
+
+
+def test_model_records_the_vocabulary_it_was_trained_with(tiny_model: CellClassifier) -> None:
+    assert tiny_model.words_sha256_ == words_digest()
 
 
 def test_truncated_model_is_refused(saved_model: Path) -> None:
