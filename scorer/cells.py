@@ -5,8 +5,9 @@ the top. :func:`split_cells` cuts it row by row, looking at each square with a
 small inset margin so that the few-pixel drift of real tile seams does not put
 a neighbour's colours into a crop. :func:`cell_features` turns one crop of any
 size into a fixed-length float32 vector: colour statistics and histograms in
-Lab and HSV, rotation-invariant texture, and crown-sensitive descriptors (the
-crowns are small yellow icons with white outlines near an edge).
+Lab and HSV, rotation-invariant texture, crown-sensitive descriptors (the
+crowns are small yellow icons with white outlines near an edge), and a bag of
+SIFT visual words that recognises each square's printed picture.
 
 >>> import numpy as np
 >>> board = np.zeros((500, 500, 3), np.uint8)
@@ -140,8 +141,8 @@ _WHITE_CHROMA_WEIGHT: Final = 2.0
 
 VISUAL_WORDS: Final = 256
 """Size of the visual vocabulary. 5-fold CV (one learner, no jittered copies, crops
-enlarged to 128 pixels) missed 121 phone crops with 100 words, 98 with 256 and 98
-with 512."""
+enlarged to 128 pixels, words learned in each fold from its training crops) missed
+121 phone crops with 100 words, 98 with 256 and 98 with 512."""
 
 WORDS_FILE: Final = "visual_words.npy"
 """The visual vocabulary, in ``scorer/data``: one SIFT descriptor per row (float32)."""
@@ -149,9 +150,10 @@ WORDS_FILE: Final = "visual_words.npy"
 _SIFT_CONTRAST: Final = 0.02
 """SIFT's contrast threshold (OpenCV's default is 0.04). On a :data:`CROP_SIDE` crop it
 finds about 48 keypoints, against 36 with the default. 5-fold CV (one learner, no
-jittered copies, 256 words) missed 105 phone crops so, 118 with the default, and
-100 with the crop enlarged to 128 pixels first (65 keypoints), which takes twice
-the time; 170 without visual words."""
+jittered copies, 256 words learned from the ``aau-boards`` squares) missed 105 phone
+crops so, and 100 with the crop enlarged to 128 pixels first (65 keypoints), which
+takes twice the time; 118 at the default threshold (words learned in each fold);
+170 without visual words."""
 
 
 def split_cells(
