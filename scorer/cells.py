@@ -241,18 +241,28 @@ def cells_features(crops: Sequence[np.ndarray], workers: int | None = None) -> n
     if not len(crops):
         return np.zeros((0, FEATURE_SIZE), np.float32)
     threads = _default_workers() if workers is None else max(1, workers)
-    side = (CROP_SIDE, CROP_SIDE)
-    imgs = np.stack([cv2.resize(c, side, interpolation=cv2.INTER_AREA) for c in crops])
-    tall = imgs.reshape(-1, CROP_SIDE, 3)  # the crops one above the other: one colour conversion
-    hsv = cv2.cvtColor(tall, cv2.COLOR_BGR2HSV).reshape(imgs.shape)
-    lab = cv2.cvtColor(tall, cv2.COLOR_BGR2LAB).reshape(imgs.shape).astype(np.float32)
-    gray = cv2.cvtColor(tall, cv2.COLOR_BGR2GRAY).reshape(imgs.shape[:3])
+    imgs = _resized(crops)
+    hsv = _converted(imgs, cv2.COLOR_BGR2HSV)
+    lab = _converted(imgs, cv2.COLOR_BGR2LAB).astype(np.float32)
+    gray = _converted(imgs, cv2.COLOR_BGR2GRAY)
     white = _whiteness(lab)
     # The word histograms' small matrix products would each wake BLAS's own threads,
     # which then spin on the cores the matching threads need: a 25-square board took
     # twice as long.
     with threadpool_limits(1, user_api="blas"):
         return _features(hsv, lab, gray, white, threads)
+
+
+def _resized(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """The crops resized to :data:`CROP_SIDE`, stacked: ``n × side × side × 3``."""
+    side = (CROP_SIDE, CROP_SIDE)
+    return np.stack([cv2.resize(c, side, interpolation=cv2.INTER_AREA) for c in crops])
+
+
+def _converted(imgs: np.ndarray, code: int) -> np.ndarray:
+    """A colour conversion of a stack of crops, done once on the crops one above another."""
+    tall = cv2.cvtColor(imgs.reshape(-1, imgs.shape[2], 3), code)
+    return tall.reshape(*imgs.shape[:3], *tall.shape[2:])
 
 
 def _features(
@@ -602,14 +612,7 @@ def learn_visual_words(
     numpy.ndarray
         ``count × 128`` float32 centres.
     """
-    side = (CROP_SIDE, CROP_SIDE)
-    gray = np.stack(
-        [
-            cv2.cvtColor(cv2.resize(c, side, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-            for c in crops
-        ]
-    )
-    found = np.concatenate(crop_descriptors(gray))
+    found = np.concatenate(crop_descriptors(_converted(_resized(crops), cv2.COLOR_BGR2GRAY)))
     if len(found) < count:
         raise ValueError(f"{len(found)} descriptors cannot make {count} visual words")
     rng = np.random.default_rng(seed)
