@@ -558,9 +558,13 @@ def visual_words() -> np.ndarray:
     It was learned without labels, by k-means over the SIFT descriptors of the
     training crops (``python -m scorer.train --learn-words``).
     """
-    source = resources.files("scorer") / "data" / WORDS_FILE
-    with resources.as_file(source) as path:
+    with resources.as_file(words_resource()) as path:
         return load_words(path)
+
+
+def words_resource() -> resources.abc.Traversable:
+    """Where the committed visual vocabulary lies in the package (``scorer/data``)."""
+    return resources.files("scorer") / "data" / WORDS_FILE
 
 
 def load_words(path: str | os.PathLike[str]) -> np.ndarray:

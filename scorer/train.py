@@ -28,7 +28,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,7 +44,7 @@ from scorer.cells import (
     WORDS_FILE,
     cells_features,
     learn_visual_words,
-    words_digest,
+    words_resource,
 )
 from scorer.classify import (
     MODEL_DIR,
@@ -241,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sklearn_version": sklearn.__version__,
         "feature_version": FEATURE_VERSION,
         "feature_size": FEATURE_SIZE,
-        "visual_words_sha256": words_digest(),
+        "visual_words_sha256": model.words_sha256_,
         "classes": [str(c) for c in model.classes_],
         "params": model.get_params(),
         "seed": args.seed,
@@ -269,7 +268,7 @@ def _learn_words(root: Path, seed: int) -> int:
     """Write the visual vocabulary learned from the :data:`WORD_SOURCES` crops."""
     tiles = collect_tiles(root, WORD_SOURCES)
     words = learn_visual_words([t.image for t in tiles], VISUAL_WORDS, seed=seed)
-    path = Path(str(resources.files("scorer") / "data" / WORDS_FILE))
+    path = Path(str(words_resource()))
     np.save(path, words, allow_pickle=False)
     print(
         f"wrote {path}: {len(words)} visual words from {len(tiles)} crops; "
