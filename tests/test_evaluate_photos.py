@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scorer.board import BoardLocation
 from scorer.evaluate_photos import (
     Reader,
     SceneResult,
@@ -13,6 +14,7 @@ from scorer.evaluate_photos import (
     corner_error,
     evaluate_scene,
     format_report,
+    placed_matches,
     summarise,
 )
 from scorer.kingdom import ALL_CELLS, EMPTY, Kingdom
@@ -30,6 +32,7 @@ def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResu
         cells=25,
         cells_correct=correct if found else 0,
         cells_correct_true_corners=correct,
+        cells_placed_correct=correct if found else correct // 2,
         square_px=square_px,
     )
 
@@ -48,12 +51,14 @@ def test_summary_splits_the_figures_by_square_size() -> None:
         "kingdoms": 2,
         "found_pct": 50.0,
         "end_to_end_pct": 40.0,
+        "placed_pct": 64.0,  # the kingdom missed keeps the squares read at their place
         "true_corners_pct": 88.0,
     }
     assert bands["40–80 px"]["end_to_end_pct"] == 100.0
     assert bands["80 px and over"]["true_corners_pct"] == 96.0
     assert summary["found_pct"] == 75.0
     assert summary["end_to_end_cell_accuracy_pct"] == 69.0
+    assert summary["end_to_end_placed_cell_accuracy_pct"] == 81.0
 
 
 def test_report_table_lists_each_size_band() -> None:
@@ -64,8 +69,56 @@ def test_report_table_lists_each_size_band() -> None:
     text = format_report(
         {"synthetic": summary, "real_photos": {"found_7x7": "0/0", "photos": {}}, "notes": []}
     )
-    assert "| under 40 px | 1 | 100.0% | 100.0% | 100.0% |" in text
-    assert "| 80 px and over | 1 | 100.0% | 80.0% | 80.0% |" in text
+    assert "| under 40 px | 1 | 100.0% | 100.0% | 100.0% | 100.0% |" in text
+    assert "| 80 px and over | 1 | 100.0% | 80.0% | 80.0% | 80.0% |" in text
+    assert "each square at its place in the photo: 90.0%" in text
+
+
+TRUTH_5 = Kingdom.parse(
+    "W0 W1 F0 F1 L0\nL1 G0 G1 S0 S1\nM0 M1 C G2 S2\nL0 G2 S2 M2 M3\nW0 F0 L0 G0 S0"
+)
+SIDE = 100.0
+
+
+def _square(x0: float, y0: float, w: float, h: float) -> np.ndarray:
+    return np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], float)
+
+
+def test_a_kingdom_read_right_has_every_square_at_its_place() -> None:
+    corners = _square(10, 20, SIDE, SIDE)
+    assert placed_matches([(BoardLocation(corners, (5, 5)), TRUTH_5)], corners, TRUTH_5) == 25
+
+
+def test_a_kingdom_read_a_row_short_keeps_the_squares_it_read() -> None:
+    corners = _square(0, 0, SIDE, SIDE)
+    short = Kingdom.from_cells([list(TRUTH_5.rows[r]) for r in range(4)])
+    read = [(BoardLocation(_square(0, 0, SIDE, 0.8 * SIDE), (4, 5)), short)]
+    assert placed_matches(read, corners, TRUTH_5) == 20
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_a_grid_read_from_another_corner_matches_by_place(turns: int) -> None:
+    corners = _square(0, 0, SIDE, SIDE)
+    read_corners, read = corners.copy(), TRUTH_5
+    for _ in range(turns):  # the same squares, their grid started from the next corner
+        read = read.rotate()
+        read_corners = np.roll(read_corners, 1, axis=0)  # row 0 now runs up the left side
+    assert placed_matches([(BoardLocation(read_corners, (5, 5)), read)], corners, TRUTH_5) == 25
+
+
+def test_a_grid_one_square_off_loses_the_squares_it_misplaces() -> None:
+    corners = _square(0, 0, SIDE, SIDE)
+    shifted = _square(SIDE / 5, 0, SIDE, SIDE)  # the same labels, one column to the right
+    placed = placed_matches([(BoardLocation(shifted, (5, 5)), TRUTH_5)], corners, TRUTH_5)
+    # Only squares equal to their left neighbour stay right; the first column is unread.
+    expected = sum(TRUTH_5[r, c] == TRUTH_5[r, c - 1] for r in range(5) for c in range(1, 5))
+    assert placed == expected < 25
+
+
+def test_an_empty_square_under_no_kingdom_read_counts_as_read_empty() -> None:
+    truth = Kingdom.parse("W0 .\nC F0")
+    corners = _square(0, 0, 40, 40)
+    assert placed_matches([], corners, truth) == 1
 
 
 @pytest.mark.parametrize("shift", [0, 1, 2, 3])
@@ -124,3 +177,4 @@ def test_a_scene_is_read_as_the_pipeline_reads_it() -> None:
     expected = best_rotation_matches(decoded, truth.kingdom)
     assert expected >= 20
     assert result.cells_correct == result.cells_correct_true_corners == expected
+    assert result.cells_placed_correct == expected
