@@ -777,3 +777,56 @@ def test_the_row_beyond_follows_the_perspective() -> None:
     # than a copy of the last row would be.
     assert below[0, 0] - below[1, 0] > 400
     assert below[0, 1] - 300 > 100
+
+
+def _outline(x0: float, shape: tuple[int, int], score: float) -> BoardLocation:
+    corners = np.array([[x0, 0], [x0 + 100, 0], [x0 + 100, 100], [x0, 100]], float)
+    return BoardLocation(corners, shape, score=score)
+
+
+def test_an_area_whose_seams_are_faint_keeps_its_nearly_as_clear_outlines() -> None:
+    best = _outline(0, (5, 4), 1.5)
+    near, nearer = _outline(3, (5, 5), 1.1), _outline(4, (5, 5), 1.4)
+    far, none = _outline(6, (5, 5), 0.9), None
+    assert board_module._rivals([best, near, far, none, nearer], best) == [nearer, near]
+
+
+def test_alternative_outlines_repeat_neither_the_chosen_one_nor_each_other() -> None:
+    chosen = _outline(0, (5, 5), 1.5)
+    same = _outline(2, (5, 5), 1.4)  # 2 px off, a tenth of a 20-px square
+    other_grid = _outline(0, (5, 4), 1.4)
+    moved, moved_again = _outline(10, (5, 5), 1.3), _outline(11, (5, 5), 1.3)
+    kept = board_module._distinct(chosen, [same, other_grid, moved, moved_again])
+    assert kept == (other_grid, moved)
+    many = [_outline(0, (r, c), 1.4) for r, c in ((4, 4), (4, 5), (5, 4), (6, 5))]
+    assert len(board_module._distinct(chosen, many)) == board_module._MAX_ALTERNATIVES
+
+
+def test_alternative_outlines_are_carried_to_the_photos_pixels() -> None:
+    inner = _outline(10, (5, 4), 1.3)
+    location = BoardLocation(inner.corners, (5, 5), alternatives=(inner,))
+    full = board_module._to_original(location, 0.5)
+    np.testing.assert_allclose(full.alternatives[0].corners, inner.corners * 2)
+    np.testing.assert_allclose(full.corners, inner.corners * 2)
+
+
+@pytest.mark.parametrize("seed", [7, 17, 28])
+def test_alternative_outlines_are_other_grids_of_the_same_tiles(
+    shared_data: Path, seed: int
+) -> None:
+    scene = make_scene(seed, load_aau_boards(shared_data))
+    kept = [loc for loc in find_kingdoms(scene.image) if loc.alternatives]
+    assert kept  # these scenes hold a kingdom whose area has several plausible outlines
+    for location in kept:
+        assert len(location.alternatives) <= board_module._MAX_ALTERNATIVES
+        for other in location.alternatives:
+            assert not board_module._same_outline(location, other)
+            assert other.alternatives == ()
+            assert board_module._overlap(location, other)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_kingdom_alone_on_plain_table_has_one_outline(seed: int) -> None:
+    scene = make_scene(seed, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
+    (location,) = find_kingdoms(scene.image)
+    assert location.alternatives == ()

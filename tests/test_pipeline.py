@@ -19,10 +19,13 @@ from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, T
 from scorer.pipeline import (
     MIN_SQUARE_PX,
     STAGES,
+    clearest_outline,
     grow_to_castle,
+    other_outline_note,
     outline_note,
     read_board,
     read_kingdom,
+    reading_clarity,
     restore_tile_rows,
     score_kingdom,
     score_photo,
@@ -471,3 +474,63 @@ def test_lake_row_on_a_blue_mat_left_out_by_detection_is_read_back(
     side = float(np.linalg.norm(truth.corners[1] - truth.corners[0]))
     assert np.abs(new.corners - truth.corners).max() < 0.05 * side
     assert prediction.kingdom.shape == truth.shape
+
+
+class ClarityModel:
+    """A stand-in classifier that is sure of a square whose middle is one colour and unsure
+    of one cut across a seam: red is the castle, yellow wheat, the rest empty."""
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        proba = np.zeros((len(crops), len(ALL_CELLS)))
+        for i, crop in enumerate(crops):
+            h, w = crop.shape[:2]
+            middle = crop[h // 5 : h - h // 5, w // 5 : w - w // 5].reshape(-1, 3)
+            _, g, r = middle.mean(axis=0)
+            cell = CASTLE if r > 200 and g < 60 else WHEAT if r > 150 else EMPTY
+            sure = 0.98 if middle.std(axis=0).max() < 20 else 0.4
+            proba[i] = (1 - sure) / (len(ALL_CELLS) - 1)
+            proba[i, ALL_CELLS.index(cell)] = sure
+        return proba
+
+
+RIGHT = BoardLocation(_quad(100, 100, 600, 600), (5, 5))
+OFF = BoardLocation(_quad(150, 100, 650, 600), (5, 5))  # half a square to the right
+
+
+def test_the_outline_whose_squares_read_more_clearly_is_kept() -> None:
+    image = _drawn_kingdom((2, 2))
+    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
+    new, board, prediction = read_kingdom(image, found, ClarityModel())  # type: ignore[arg-type]
+    assert new is RIGHT
+    assert board.shape == (500, 500, 3)
+    assert prediction.kingdom.castle == (2, 2)
+    assert reading_clarity(prediction) > -0.1
+    # The right outline found first stands against a worse alternative.
+    found = BoardLocation(RIGHT.corners, RIGHT.shape, alternatives=(OFF,))
+    assert read_kingdom(image, found, ClarityModel())[0] is found  # type: ignore[arg-type]
+    # Without refining (corners marked by the player) the alternatives are not read.
+    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
+    assert read_kingdom(image, found, ClarityModel(), refine=False)[0] is found  # type: ignore[arg-type]
+
+
+def test_clearest_outline_names_the_outline_taken() -> None:
+    image = _drawn_kingdom((2, 2))
+    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
+    model = ClarityModel()
+    first = read_kingdom(image, BoardLocation(OFF.corners, OFF.shape), model)  # type: ignore[arg-type]
+    outline, reading = clearest_outline(image, found, first, model)  # type: ignore[arg-type]
+    assert outline is RIGHT and reading[0] is RIGHT
+    outline, reading = clearest_outline(image, RIGHT, first, model)  # type: ignore[arg-type]
+    assert outline is None and reading is first
+
+
+def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = _drawn_kingdom((2, 2))
+    found = BoardLocation(OFF.corners, (5, 4), alternatives=(RIGHT,))
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", lambda *a, **k: [found])
+    (kingdom,) = score_photo(image, Rules(), model=ClarityModel()).kingdoms  # type: ignore[arg-type]
+    assert kingdom.location is RIGHT
+    assert kingdom.detected_shape == (5, 4) and kingdom.other_outline
+    assert kingdom.warnings[0] == kingdom.outline_note == other_outline_note((5, 4), (5, 5))
