@@ -278,9 +278,9 @@ class BoardLocation:
         Sides where a row within the seams' outline was left out, its colours
         those of the table (see :func:`_fit_extent`).
     alternatives : tuple of BoardLocation
-        Other outlines of the same tiles whose seams were nearly as clear, when
-        none was clear; reading the squares decides between them
-        (:func:`scorer.pipeline.read_rectified`).
+        Other outlines of the same tiles whose seams were nearly as clear
+        (:func:`_rivals`); reading the squares decides between them
+        (:func:`scorer.pipeline.clearest_outline`).
     """
 
     corners: np.ndarray

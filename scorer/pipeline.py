@@ -413,9 +413,11 @@ def clearest_outline(
 ) -> tuple[BoardLocation | None, tuple[BoardLocation, np.ndarray, BoardPrediction]]:
     """The reading of whichever outline of a kingdom reads most clearly.
 
-    Where the seams were too faint to settle the outline, detection keeps the
-    other outlines of the same tiles whose seams were nearly as clear
-    (``found.alternatives``). Each is read as the first was; a grid a row short
+    Detection keeps the other outlines of the same tiles whose seams were nearly
+    as clear as the chosen one's (``found.alternatives``): faint seams cannot
+    tell a grid a row short from the right one, and the outline covering the
+    most tiles can have taken in a loose domino. Each is read as the first
+    was; a grid a row short
     or a fraction of a square off cuts squares across their pictures, which the
     classifier reads less surely. The reading of another outline replaces the
     first one's when its :func:`reading_clarity` is higher by at least
