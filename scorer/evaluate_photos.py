@@ -286,7 +286,7 @@ def placed_matches(
         [[c + 0.5, r + 0.5] for r in range(truth.height) for c in range(truth.width)],
         np.float64,
     )
-    in_photo = _grid_to_photo(corners, truth.shape, centres)
+    in_photo = _apply(_grid_homography(corners, truth.shape), centres)
     read = [EMPTY] * len(centres)
     for location, kingdom in readings:
         rows, cols = kingdom.shape
@@ -306,10 +306,6 @@ def _grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return np.asarray(
         cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32)), np.float64
     )
-
-
-def _grid_to_photo(corners: np.ndarray, shape: tuple[int, int], points: np.ndarray) -> np.ndarray:
-    return _apply(_grid_homography(corners, shape), points)
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
