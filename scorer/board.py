@@ -530,13 +530,36 @@ def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLoca
     }
 
 
+def grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The homography from grid units (x along the columns, y along the rows) to the photo.
+
+    Parameters
+    ----------
+    corners : ndarray of shape (4, 2)
+        The grid's corners in the photo, clockwise from the corner of row 0, column 0.
+    shape : tuple of int
+        ``(rows, columns)`` of the grid.
+
+    Returns
+    -------
+    ndarray of shape (3, 3)
+
+    Examples
+    --------
+    >>> quad = np.array([[10, 20], [60, 20], [60, 120], [10, 120]], float)
+    >>> h = grid_homography(quad, (4, 2))  # 4 rows of 2 squares, 25 px each
+    >>> cv2.perspectiveTransform(np.array([[[1.0, 2.0]]]), h).round(6).tolist()
+    [[[35.0, 70.0]]]
+    """
+    rows, cols = shape
+    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    to_photo = cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32).reshape(4, 2))
+    return np.asarray(to_photo, np.float64)
+
+
 def _grid_quad(location: BoardLocation, extent: tuple[int, int, int, int]) -> np.ndarray:
     """Photo corners of the grid rows ``r0..r1`` and columns ``c0..c1`` of a location."""
-    rows, cols = location.shape
-    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
-    to_photo = cv2.getPerspectiveTransform(
-        grid, np.asarray(location.corners, dtype=np.float32).reshape(4, 2)
-    )
+    to_photo = grid_homography(location.corners, location.shape)
     r0, r1, c0, c1 = extent
     points = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
     return np.asarray(cv2.perspectiveTransform(points, to_photo), dtype=np.float64).reshape(4, 2)
@@ -1434,10 +1457,7 @@ def _fit_extent(
     r0, r1, c0, c1 = 0, rows, 0, cols
     limit = grid if grid is not None else MAX_SIZE
     tiles, lit, kept, kept_lit = _cell_maps(dists, quad, rows, cols, texture)
-    to_photo = cv2.getPerspectiveTransform(
-        np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32),
-        quad.astype(np.float32),
-    )
+    to_photo = grid_homography(quad, (rows, cols))
     edges = _GridEdges(gradients, to_photo)
     changed = False
     for _ in range(2):

@@ -27,7 +27,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from scorer.board import BoardLocation, find_kingdoms
+from scorer.board import BoardLocation, find_kingdoms, grid_homography
 from scorer.classify import BoardPrediction
 from scorer.datasets import Board, data_dir, load_aau_boards
 from scorer.errors import BoardNotFoundError, ModelFileError
@@ -286,26 +286,17 @@ def placed_matches(
         [[c + 0.5, r + 0.5] for r in range(truth.height) for c in range(truth.width)],
         np.float64,
     )
-    in_photo = _apply(_grid_homography(corners, truth.shape), centres)
+    in_photo = _apply(grid_homography(corners, truth.shape), centres)
     read = [EMPTY] * len(centres)
     for location, kingdom in readings:
         rows, cols = kingdom.shape
-        to_grid = np.linalg.inv(_grid_homography(location.corners, (rows, cols)))
+        to_grid = np.linalg.inv(grid_homography(location.corners, (rows, cols)))
         at = _apply(to_grid, in_photo)
         for i, (x, y) in enumerate(at):
             if 0 <= x < cols and 0 <= y < rows and read[i] == EMPTY:
                 read[i] = kingdom[int(y), int(x)]
     wanted = [truth[r, c] for r in range(truth.height) for c in range(truth.width)]
     return sum(a == b for a, b in zip(read, wanted, strict=True))
-
-
-def _grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The homography from grid units (x = column, y = row) to the photo."""
-    rows, cols = shape
-    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
-    return np.asarray(
-        cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32)), np.float64
-    )
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
