@@ -8,7 +8,9 @@ Detection works on a downscaled copy of the photo:
    longest sides of its simplified outline, intersected (so a missing corner
    square does not move the corners);
 3. the quadrilateral is warped to a square and the grid shape (rows, columns)
-   is read from the periodic seams between the squares.
+   is read from the periodic seams between the squares; where no outline of an
+   area shows a clear grid (shadow breaks it into pieces), grids are also laid
+   on the lattice of the seams and edges inside it.
 
 :func:`rectify` then crops each kingdom from the full-resolution photo, so no
 detail is lost. Rows run from the side nearest the top of the photo.
@@ -216,6 +218,17 @@ _LATTICE_TOLERANCE: Final = 3.0
 _LATTICE_ROUNDS: Final = 2
 """Lattice fits in turn, each from the outline the last one gave, while the seams get clearer."""
 
+_SEAM_LATTICE_MARGIN: Final = 0.3
+"""Margin round an area, as a share of the side of a square of the same area, searched for
+the seams' own lattice."""
+
+_SEAM_LATTICE_PERIODS: Final = (1 / 12, 1 / 3)
+"""Least and most side of a square, as shares of the side of a square of the area's size."""
+
+_SEAM_LATTICE_EDGES: Final = 0.8
+"""Quantile of the gradient near the tiles above which a pixel's direction counts towards
+the grid's orientation."""
+
 _ABOVE_TABLE: Final = 1.5
 """How much sharper than the grid line over bare table a sparse edge row's tile edges are."""
 
@@ -356,6 +369,19 @@ def find_kingdoms(
             # No outline of this area shows a clear grid: move each onto the seams inside it.
             tried = [loc and _onto_seams(work, gradients, loc, grid) for loc in tried]
         best = _choose(tried, lit_mask)
+        if best.score < _MIN_SEAM_SCORE:
+            # Still none: lay grids on the lattice of the seams themselves. One with
+            # many squares of bare table is a lattice in the table's grain.
+            guessed = [
+                _locate(work, _refine_quad(gradients, q), grid=grid, require_grid=False)
+                for q in _seam_lattice_guesses(work, quads, lit_mask, grid)
+            ]
+            guess = _choose(tried + guessed, lit_mask)
+            if any(guess is g for g in guessed) and not _too_bare(
+                _settle(work, (dist, lit_dist), gradients, guess, grid, texture)
+            ):
+                best = guess
+                tried += guessed
         clear = grid is not None or best.score >= _MIN_SEAM_SCORE
         if not clear and not _one_axis_clear(work, best):
             continue
@@ -2173,6 +2199,142 @@ def _lattice_quad(work: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) ->
     if not cv2.isContourConvex(back):
         return None
     return order_corners(back.reshape(4, 2).astype(np.float64))
+
+
+def _seam_lattice_guesses(
+    work: np.ndarray, quads: Sequence[np.ndarray], lit_mask: np.ndarray, grid: int | None
+) -> list[np.ndarray]:
+    """Outlines of a grid laid on the lattice of seams and edges in an area of tiles.
+
+    When shadow or dark squares break the tile mask into pieces, no outline of
+    the area fits the kingdom, but the pieces are squares of its grid: their
+    edges and the seams between them run two ways, a square apart. The grid's
+    orientation is the dominant direction of the strong edges near the tiles
+    (angles taken modulo 90°); turned upright, the gradient across each axis,
+    summed along it, peaks once per square (:func:`_comb_phase`). Grids of a
+    full kingdom's side are laid on that lattice where they cover the most
+    tiles: the two best places each way for 5×5, the best for 7×7 (one of
+    ``grid`` squares when the player set it). They are only guesses: each is
+    measured and chosen among like any other outline.
+    """
+    points = np.vstack([q.reshape(-1, 2) for q in quads]).astype(np.float32)
+    hull = cv2.convexHull(points)
+    size = float(np.sqrt(max(cv2.contourArea(hull), 1.0)))
+    bx, by, bw, bh = cv2.boundingRect(hull)
+    margin = int(_SEAM_LATTICE_MARGIN * size)
+    height, width = work.shape[:2]
+    x0, y0 = max(0, bx - margin), max(0, by - margin)
+    x1, y1 = min(width, bx + bw + margin), min(height, by + bh + margin)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    gray = cv2.cvtColor(work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    region = np.zeros(gray.shape, np.uint8)
+    cv2.fillConvexPoly(region, np.round(hull.reshape(-1, 2) - [x0, y0]).astype(np.int32), 1)
+    tiles = (lit_mask[y0:y1, x0:x1] > 0).astype(np.uint8)
+    near_tiles = region * cv2.dilate(tiles, np.ones((5, 5), np.uint8))
+    weight = near_tiles if near_tiles.sum() >= 50 else region
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = np.hypot(gx, gy) * weight
+    if not np.any(magnitude > 0):
+        return []
+    strong = magnitude > np.quantile(magnitude[weight > 0], _SEAM_LATTICE_EDGES)
+    direction = (magnitude[strong] * np.exp(4j * np.arctan2(gy[strong], gx[strong]))).sum()
+    turn = cv2.getRotationMatrix2D(
+        ((x1 - x0) / 2, (y1 - y0) / 2), float(np.degrees(np.angle(direction) / 4)), 1.0
+    )
+    shape = (x1 - x0, y1 - y0)
+    upright = cv2.warpAffine(gray, turn, shape, flags=cv2.INTER_LINEAR)
+    inside = cv2.warpAffine(region, turn, shape, flags=cv2.INTER_NEAREST).astype(np.float32)
+    covered = cv2.warpAffine(tiles, turn, shape, flags=cv2.INTER_NEAREST).astype(np.float64)
+    across_x = np.abs(cv2.Sobel(upright, cv2.CV_32F, 1, 0, ksize=3)) * inside
+    across_y = np.abs(cv2.Sobel(upright, cv2.CV_32F, 0, 1, ksize=3)) * inside
+    profiles = (
+        across_x.sum(axis=0) / np.maximum(inside.sum(axis=0), 1.0),
+        across_y.sum(axis=1) / np.maximum(inside.sum(axis=1), 1.0),
+    )
+    smooth = max(3, int(size / 8) | 1)
+    profiles = tuple(p - np.convolve(p, np.ones(smooth) / smooth, mode="same") for p in profiles)
+    least, most = (share * size for share in _SEAM_LATTICE_PERIODS)
+    best = max(
+        (
+            (fx[0] + fy[0], step, fx[1], fy[1])
+            for step in np.arange(max(least, 4.0), most, 0.5)
+            for fx, fy in [(_comb_phase(profiles[0], step), _comb_phase(profiles[1], step))]
+        ),
+        default=None,
+    )
+    if best is None:
+        return []
+    _, step, phase_x, phase_y = best
+    back = cv2.invertAffineTransform(turn)
+    guesses = []
+    for n, places in ((grid, 1),) if grid is not None else ((STANDARD_SIZE, 2), (DUEL_SIZE, 1)):
+        for xa, xb in _best_spans(covered.sum(axis=0), phase_x, step, n, places):
+            for ya, yb in _best_spans(covered.sum(axis=1), phase_y, step, n, places):
+                upright_quad = np.array([[xa, ya, 1], [xb, ya, 1], [xb, yb, 1], [xa, yb, 1]], float)
+                guesses.append(order_corners(upright_quad @ back.T + [x0, y0]))
+    return guesses
+
+
+def _too_bare(location: BoardLocation) -> bool:
+    """Whether a third or more of the squares of a grid look like bare table.
+
+    A grid laid on a lattice of seams (:func:`_seam_lattice_guesses`) must show
+    its tiles: a kingdom is built of dominoes, few of them discarded, while wood
+    grain, or a cutting mat's lines beside a loose domino, make a lattice too, but
+    over bare table; and a 7×7 grid laid round a 5×5 kingdom is half table.
+
+    >>> _too_bare(BoardLocation(np.zeros((4, 2)), (3, 3), frozenset({(0, 0), (1, 1)})))
+    False
+    >>> _too_bare(BoardLocation(np.zeros((4, 2)), (3, 3), frozenset({(0, 0), (1, 1), (2, 2)})))
+    True
+    """
+    rows, cols = location.shape
+    return 3 * len(location.empty) >= rows * cols
+
+
+def _comb_phase(profile: np.ndarray, step: float) -> tuple[float, float]:
+    """How strongly ``profile`` peaks every ``step`` pixels, and where the first peak is.
+
+    The sum of the profile (centred on zero) at every ``step`` from the best
+    phase: a lattice twice as fine adds the troughs between, one twice as
+    coarse misses half the peaks, so the true step sums highest.
+
+    >>> profile = np.zeros(100)
+    >>> profile[[7, 27, 47, 67, 87]] = 1.0
+    >>> score, phase = _comb_phase(profile - profile.mean(), 20.0)
+    >>> round(phase), round(score, 2)
+    (7, 4.75)
+    """
+    n = len(profile)
+    phases = np.arange(0.0, step, 1.0)
+    places = phases[:, None] + step * np.arange(int(n / step) + 1)[None, :]
+    valid = places < n - 1
+    low = np.minimum(np.floor(places).astype(int), n - 2)
+    frac = places - low
+    values = profile[low] * (1 - frac) + profile[low + 1] * frac
+    sums = np.where(valid, values, 0.0).sum(axis=1)
+    i = int(sums.argmax())
+    return float(sums[i]), float(phases[i])
+
+
+def _best_spans(
+    coverage: np.ndarray, phase: float, step: float, n: int, places: int
+) -> list[tuple[float, float]]:
+    """The ``places`` spans of ``n`` lattice steps that cover the most tiles.
+
+    >>> _best_spans(np.r_[np.zeros(10), np.ones(50), np.zeros(40)], 0.0, 10.0, 5, 2)
+    [(10.0, 60.0), (0.0, 50.0)]
+    """
+    size = len(coverage)
+    spans = []
+    for k in range(-int(phase // step) - 1, int(size / step) + 1):
+        a, b = phase + k * step, phase + (k + n) * step
+        lo, hi = max(0, int(a)), min(size, int(b))
+        spans.append((float(coverage[lo:hi].sum()) if hi > lo else 0.0, a, b))
+    spans.sort(key=lambda s: -s[0])
+    return [(float(a), float(b)) for _, a, b in spans[:places]]
 
 
 def _peak_near(profile: np.ndarray, centre: int, reach: int, least: float) -> float | None:

@@ -830,3 +830,51 @@ def test_a_kingdom_alone_on_plain_table_has_one_outline(seed: int) -> None:
     scene = make_scene(seed, DEMO_BOARDS, n_kingdoms=1, remove_cells=False)
     (location,) = find_kingdoms(scene.image)
     assert location.alternatives == ()
+
+
+@pytest.mark.parametrize("angle", [0.0, 20.0, -35.0])
+def test_seam_lattice_guesses_lay_the_grid_from_pieces_of_the_kingdom(angle: float) -> None:
+    # Only three scattered squares are seen as tile (shadow hides the rest): the
+    # outline of those pieces is far from the kingdom's, but their edges and the
+    # seams between the hidden squares still lie on the kingdom's lattice.
+    image, truth = table_scene()
+    centre = truth.mean(axis=0)
+    turn = cv2.getRotationMatrix2D(tuple(map(float, centre)), angle - _BOARD_ANGLE, 1.0)
+    image = cv2.warpAffine(image, turn, image.shape[1::-1], borderMode=cv2.BORDER_REFLECT)
+    truth = order_corners(np.hstack([truth, np.ones((4, 1))]) @ turn.T)
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [5, 0], [5, 5], [0, 5]], np.float32), truth.astype(np.float32)
+    )
+    lit = np.zeros(image.shape[:2], np.uint8)
+    for r, c in [(1, 1), (1, 3), (3, 2)]:
+        square = np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], np.float32)
+        cv2.fillConvexPoly(
+            lit, cv2.perspectiveTransform(square[None], to_photo)[0].astype(np.int32), 255
+        )
+    pieces = np.array([[1, 1], [4, 1], [4, 4], [1, 4]], np.float32)
+    piece_quad = cv2.perspectiveTransform(pieces[None], to_photo)[0].astype(np.float64)
+    guesses = board_module._seam_lattice_guesses(image, [piece_quad], lit, None)
+    assert corner_error(piece_quad, truth) > 0.15
+    assert min(corner_error_any_order(g, truth) for g in guesses) < 0.03
+
+
+def test_seam_lattice_guesses_on_a_plain_patch_are_none() -> None:
+    image = np.full((300, 300, 3), 120, np.uint8)
+    quad = np.array([[100, 100], [200, 100], [200, 200], [100, 200]], np.float64)
+    lit = np.zeros((300, 300), np.uint8)
+    assert board_module._seam_lattice_guesses(image, [quad], lit, None) == []
+
+
+def test_kingdom_in_pieces_is_found_on_its_seam_lattice(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 50217: dark squares and shadow on a carpet break the tile mask into pieces, and
+    # no outline of them shows a clear grid; a 5×5 grid laid on the lattice of the
+    # seams lies on the kingdom (the pipeline's reading then sets its rows).
+    scene = make_scene(50217, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    (found,) = find_kingdoms(scene.image)
+    assert corner_error_any_order(found.corners, truth.corners) < 0.25
+    monkeypatch.setattr(board_module, "_seam_lattice_guesses", lambda *args: [])
+    with pytest.raises(BoardNotFoundError):
+        find_kingdoms(scene.image)

@@ -476,6 +476,21 @@ def test_lake_row_on_a_blue_mat_left_out_by_detection_is_read_back(
     assert prediction.kingdom.shape == truth.shape
 
 
+@pytest.mark.slow
+def test_kingdom_in_pieces_found_on_its_seam_lattice_reads_whole(shared_data: Path) -> None:
+    # 50217: detection lays a grid on the seams of a kingdom that shadow breaks into
+    # pieces, and leaves out two rows as table; what is read takes back the one with
+    # crowns, then grows the kingdom to the row that holds its castle.
+    _trained_model_or_skip()
+    scene = make_scene(50217, load_aau_boards(shared_data))
+    (truth,) = scene.kingdoms
+    (location,) = find_kingdoms(scene.image)
+    new, _, prediction = read_kingdom(scene.image, location)
+    side = float(np.linalg.norm(truth.corners[1] - truth.corners[0]))
+    assert np.abs(new.corners - truth.corners).max() < 0.05 * side
+    assert prediction.kingdom.shape == truth.shape
+
+
 class ClarityModel:
     """A stand-in classifier that is sure of a square whose middle is one colour and unsure
     of one cut across a seam: red is the castle, yellow wheat, the rest empty."""
