@@ -369,6 +369,7 @@ def find_kingdoms(
             # No outline of this area shows a clear grid: move each onto the seams inside it.
             tried = [loc and _onto_seams(work, gradients, loc, grid) for loc in tried]
         best = _choose(tried, lit_mask)
+        located: BoardLocation | None = None
         if best.score < _MIN_SEAM_SCORE:
             # Still none: lay grids on the lattice of the seams themselves. One with
             # many squares of bare table is a lattice in the table's grain.
@@ -377,15 +378,16 @@ def find_kingdoms(
                 for q in _seam_lattice_guesses(work, quads, lit_mask, grid)
             ]
             guess = _choose(tried + guessed, lit_mask)
-            if any(guess is g for g in guessed) and not _too_bare(
-                _settle(work, (dist, lit_dist), gradients, guess, grid, texture)
-            ):
-                best = guess
-                tried += guessed
+            if any(guess is g for g in guessed):
+                laid = _settle(work, (dist, lit_dist), gradients, guess, grid, texture)
+                if not _too_bare(laid):
+                    best, located = guess, laid
+                    tried += guessed
         clear = grid is not None or best.score >= _MIN_SEAM_SCORE
         if not clear and not _one_axis_clear(work, best):
             continue
-        located = _settle(work, (dist, lit_dist), gradients, best, grid, texture)
+        if located is None:
+            located = _settle(work, (dist, lit_dist), gradients, best, grid, texture)
         others = _rivals(tried, best) if grid is None else []
         if others:
             settled = [_settle(work, (dist, lit_dist), gradients, o, grid, texture) for o in others]
@@ -2243,12 +2245,12 @@ def _seam_lattice_guesses(
     turn = cv2.getRotationMatrix2D(
         ((x1 - x0) / 2, (y1 - y0) / 2), float(np.degrees(np.angle(direction) / 4)), 1.0
     )
-    shape = (x1 - x0, y1 - y0)
-    upright = cv2.warpAffine(gray, turn, shape, flags=cv2.INTER_LINEAR)
-    inside = cv2.warpAffine(region, turn, shape, flags=cv2.INTER_NEAREST).astype(np.float32)
-    covered = cv2.warpAffine(tiles, turn, shape, flags=cv2.INTER_NEAREST).astype(np.float64)
-    across_x = np.abs(cv2.Sobel(upright, cv2.CV_32F, 1, 0, ksize=3)) * inside
-    across_y = np.abs(cv2.Sobel(upright, cv2.CV_32F, 0, 1, ksize=3)) * inside
+    dsize = (x1 - x0, y1 - y0)
+    upright = cv2.warpAffine(gray, turn, dsize, flags=cv2.INTER_LINEAR)
+    inside = cv2.warpAffine(region, turn, dsize, flags=cv2.INTER_NEAREST).astype(np.float32)
+    covered = cv2.warpAffine(tiles, turn, dsize, flags=cv2.INTER_NEAREST).astype(np.float64)
+    across_x = _seam_gradient(upright, axis=1) * inside
+    across_y = _seam_gradient(upright, axis=0).T * inside
     profiles = (
         across_x.sum(axis=0) / np.maximum(inside.sum(axis=0), 1.0),
         across_y.sum(axis=1) / np.maximum(inside.sum(axis=1), 1.0),
