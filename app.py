@@ -1,8 +1,8 @@
 """The scoring page: photograph each kingdom, check it, correct it, and rank the players.
 
 Run it with ``make run`` (or ``streamlit run app.py``). The page only calls
-:mod:`scorer.pipeline` for photos and :mod:`scorer.scoring` for the rules, and
-draws what they return with :mod:`scorer.render`.
+:mod:`scorer.pipeline` for photos and :mod:`scorer.rules.scoring` for the rules, and
+draws what they return with :mod:`scorer.results.render`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,14 @@ import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 from numpy.typing import NDArray
 
-from scorer import render
-from scorer.classify import CellClassifier, load_model
-from scorer.errors import BoardNotFoundError, ModelFileError, ScorerError
-from scorer.export import PlayerResult, results_csv, results_json
-from scorer.imageio import load_image
-from scorer.kingdom import (
+from scorer.photo.imageio import load_image
+from scorer.pipeline import STAGES, doubtful_hint, score_photo, small_squares_note
+from scorer.read.classify import CellClassifier, load_model
+from scorer.results import render
+from scorer.results.export import PlayerResult, results_csv, results_json
+from scorer.results.report import format_positions
+from scorer.rules.errors import BoardNotFoundError, ModelFileError, ScorerError
+from scorer.rules.kingdom import (
     ALL_CELLS,
     DUEL_SIZE,
     STANDARD_SIZE,
@@ -36,9 +38,7 @@ from scorer.kingdom import (
     Position,
     Terrain,
 )
-from scorer.pipeline import STAGES, doubtful_hint, score_photo, small_squares_note
-from scorer.report import format_positions
-from scorer.scoring import (
+from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     DYNASTY_GAMES,
     HARMONY_BONUS,

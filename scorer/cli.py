@@ -22,16 +22,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from scorer.errors import ScorerError
-from scorer.kingdom import DUEL_SIZE, STANDARD_SIZE, Kingdom
-from scorer.report import (
+from scorer.results.report import (
     JSONDict,
     format_breakdown,
     format_ranking,
     kingdom_result,
     ranking_dict,
 )
-from scorer.scoring import (
+from scorer.rules.errors import ScorerError
+from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE, Kingdom
+from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     DYNASTY_GAMES,
     Player,
@@ -166,7 +166,7 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
     """Score the kingdoms in a photo: kingdom dictionaries plus ``corners``, ``confidence``
     and the ``doubtful`` squares with their likeliest other reading."""
     try:
-        imageio: Any = importlib.import_module("scorer.imageio")
+        imageio: Any = importlib.import_module("scorer.photo.imageio")
         pipeline: Any = importlib.import_module("scorer.pipeline")
     except ImportError as err:
         raise InputError(f"photo input needs scorer.pipeline ({err})") from None

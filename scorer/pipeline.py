@@ -1,7 +1,7 @@
 """The one place the stages are composed: photo → kingdoms → squares → score.
 
->>> from scorer.kingdom import Kingdom
->>> from scorer.scoring import Rules
+>>> from scorer.rules.kingdom import Kingdom
+>>> from scorer.rules.scoring import Rules
 >>> score_kingdom(Kingdom.parse("F1 F0 C"), Rules()).total
 2
 """
@@ -16,8 +16,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from scorer import board as board_module
-from scorer.board import (
+from scorer.detect import (
     BoardLocation,
     Side,
     beyond_side,
@@ -25,8 +24,9 @@ from scorer.board import (
     find_kingdoms,
     rectify,
 )
-from scorer.cells import split_cells
-from scorer.classify import (
+from scorer.detect import board as board_module
+from scorer.read.cells import split_cells
+from scorer.read.classify import (
     BoardPrediction,
     CellClassifier,
     classify_board,
@@ -34,8 +34,8 @@ from scorer.classify import (
     doubtful_squares,
     predict_from_probabilities,
 )
-from scorer.decoding import decode
-from scorer.kingdom import (
+from scorer.read.decoding import decode
+from scorer.rules.kingdom import (
     ALL_CELLS,
     CASTLE,
     DUEL_SIZE,
@@ -46,7 +46,7 @@ from scorer.kingdom import (
     Position,
     position_name,
 )
-from scorer.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
+from scorer.rules.scoring import Rules, ScoreBreakdown, Violation, score, tileset_violations
 
 STAGES = ("detect", "rectify", "classify", "score")
 """The timed stages of :func:`score_photo`, in order."""
@@ -73,7 +73,7 @@ CLEARER_BY: Final = 0.03
 detection kept must beat the first outline's to replace it (:func:`clearest_outline`).
 
 On the 510 kingdoms with alternatives among 2,400 development scenes (see
-``scorer.board._NEAR_BEST``), margins of 0, 0.01, 0.02, 0.03, 0.05 and 0.08 gave
+``scorer.detect._NEAR_BEST``), margins of 0, 0.01, 0.02, 0.03, 0.05 and 0.08 gave
 5, 6, 4, 5, 3 and 3 more kingdoms right than the first outline alone; they broke 3,
 2, 2, 1, 1 and 0 that were right, and read 30, 39, 43, 44, 34 and 20 more squares
 right at their place."""
@@ -279,7 +279,7 @@ def _with_what_detection_saw(
     (``location.empty``), the odds of empty are multiplied by
     :data:`TABLE_EMPTY_ODDS`, unless it is the castle (:func:`_castle_square`).
     The doubtful squares are those of the new decoding
-    (:func:`scorer.classify.doubtful_squares`) and every square whose reading
+    (:func:`scorer.read.classify.doubtful_squares`) and every square whose reading
     either rule changed.
     """
     k = prediction.classes.index(EMPTY)
@@ -347,7 +347,7 @@ def read_board(
     Parameters
     ----------
     board : ndarray
-        The rectified board from :func:`scorer.board.rectify`.
+        The rectified board from :func:`scorer.detect.rectify`.
     location : BoardLocation
         Its location, with the grid shape and the squares seen as tiles.
     model : CellClassifier, optional
@@ -472,7 +472,7 @@ def reading_clarity(prediction: BoardPrediction) -> float:
 
     Examples
     --------
-    >>> from scorer.classify import predict_from_probabilities
+    >>> from scorer.read.classify import predict_from_probabilities
     >>> sure = np.zeros((2, 2, len(ALL_CELLS)))
     >>> sure[..., ALL_CELLS.index(CASTLE)] = 1.0
     >>> reading_clarity(predict_from_probabilities(sure))
@@ -518,7 +518,7 @@ def read_rectified(
     location : BoardLocation
         The kingdom as detection found it.
     board : ndarray
-        Its rectified board (:func:`scorer.board.rectify`).
+        Its rectified board (:func:`scorer.detect.rectify`).
     model : CellClassifier, optional
         The square classifier; the committed model when omitted.
     square_px : int
@@ -558,7 +558,7 @@ def drop_bare_edges(reading: BoardPrediction) -> tuple[int, int, int, int]:
 
     An edge row goes when every square in it reads as empty with a probability of
     at least :data:`BARE_ROW_EMPTY`; rows go one at a time from any side, while
-    more than :data:`scorer.board.MIN_SIDE` remain.
+    more than :data:`scorer.detect.MIN_SIDE` remain.
 
     Parameters
     ----------
@@ -572,8 +572,8 @@ def drop_bare_edges(reading: BoardPrediction) -> tuple[int, int, int, int]:
 
     Examples
     --------
-    >>> from scorer.classify import classify_board
-    >>> from scorer.kingdom import ALL_CELLS
+    >>> from scorer.read.classify import classify_board
+    >>> from scorer.rules.kingdom import ALL_CELLS
     >>> class Model:
     ...     def predict_cell_proba(self, crops):
     ...         p = np.zeros((len(crops), len(ALL_CELLS)))

@@ -6,12 +6,12 @@ and whether the kingdom was corrected by hand. Every write is one short
 SQLite transaction in WAL mode, so a crash or a killed process mid-write
 leaves every finished game intact, and two browser tabs saving at once both
 succeed. A file that is not a games file, is damaged, or was written by a
-newer version of the program raises :class:`~scorer.errors.StoreError` and is
+newer version of the program raises :class:`~scorer.rules.errors.StoreError` and is
 never overwritten.
 
 >>> import tempfile
->>> from scorer.kingdom import Kingdom
->>> from scorer.scoring import Rules
+>>> from scorer.rules.kingdom import Kingdom
+>>> from scorer.rules.scoring import Rules
 >>> store = GameStore(Path(tempfile.mkdtemp()) / "games.sqlite3")
 >>> game_id = store.save_game(
 ...     "Sunday", [("Ann", Kingdom.parse("F1 F0 C")), ("Ben", Kingdom.parse("C M2"))], Rules()
@@ -39,10 +39,18 @@ from typing import Any, Final, NamedTuple
 
 import platformdirs
 
-from scorer.errors import DynastyError, StoreBusyError, StoreError
-from scorer.kingdom import GridParseError, Kingdom
-from scorer.scoring import DYNASTY_GAMES, MAX_PLAYERS, MIN_PLAYERS, Player, Ranking, Rules, rank
-from scorer.scoring import score as score_kingdom
+from scorer.rules.errors import DynastyError, StoreBusyError, StoreError
+from scorer.rules.kingdom import GridParseError, Kingdom
+from scorer.rules.scoring import (
+    DYNASTY_GAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Player,
+    Ranking,
+    Rules,
+    rank,
+)
+from scorer.rules.scoring import score as score_kingdom
 
 ENV_VAR: Final = "KINGDOMINO_DB"
 """Environment variable naming the games file; the user's data folder when unset."""

@@ -40,8 +40,8 @@ def fixtures() -> Path:
 @pytest.fixture(scope="session")
 def sample_photo() -> Path:
     """The sample photo the page opens with; skips, with the reason, without it or the model."""
-    from scorer.classify import default_model
-    from scorer.errors import ModelFileError
+    from scorer.read.classify import default_model
+    from scorer.rules.errors import ModelFileError
 
     if not SAMPLE.is_file():
         pytest.skip(f"no sample photo at {SAMPLE}")

@@ -16,10 +16,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.kingdom import Cell, Kingdom
 from scorer.pipeline import outline_note
-from scorer.scoring import Rules, score
+from scorer.rules.errors import BoardNotFoundError, ModelFileError
+from scorer.rules.kingdom import Cell, Kingdom
+from scorer.rules.scoring import Rules, score
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -250,7 +250,7 @@ def fake_recogniser(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         return _fake_report(Kingdom.parse(PHOTO_GRID), corners)
 
     monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     st.cache_data.clear()
     st.cache_resource.clear()
     yield calls
@@ -291,7 +291,7 @@ def test_an_outline_corrected_by_the_reading_is_pointed_out(
         return _fake_report(Kingdom.parse(PHOTO_GRID), corners, outline_note=note)
 
     monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     st.cache_data.clear()
     st.cache_resource.clear()
     at = _app().run()
@@ -350,7 +350,7 @@ def test_unexpected_failure_in_one_photo_keeps_the_other_kingdoms(
         raise RuntimeError("detector fell over")
 
     monkeypatch.setattr("scorer.pipeline.score_photo", broken)
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     st.cache_data.clear()
     at = _typed(ANNA)
     at.file_uploader(key="uploads").upload("odd.png", _png(), "image/png")
@@ -368,7 +368,7 @@ def test_unexpected_failure_anywhere_shows_a_friendly_message(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("drawing fell over")
 
-    monkeypatch.setattr("scorer.render.draw_kingdom", broken)
+    monkeypatch.setattr("scorer.results.render.draw_kingdom", broken)
     at = _typed(ANNA)
     assert not at.exception
     assert any("Something unexpected went wrong" in e for e in _texts(at.error))
@@ -387,7 +387,7 @@ def test_whole_table_photo_makes_each_kingdom_a_player(
         return SimpleNamespace(kingdoms=[one, two], timings={})
 
     monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     st.cache_data.clear()
     at = _app()
     if mode is not None:
@@ -423,7 +423,7 @@ def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.Monke
     def missing(*args: object, **kwargs: object) -> None:
         raise ModelFileError("the model file models/cell_classifier.skops is missing")
 
-    monkeypatch.setattr("scorer.classify.load_model", missing)
+    monkeypatch.setattr("scorer.read.classify.load_model", missing)
     st.cache_data.clear()
     st.cache_resource.clear()
     at = _app().run()
@@ -432,7 +432,7 @@ def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.Monke
     assert any("model file" in e for e in _texts(at.error))
     assert any("make train" in i for i in _texts(at.info))
     # Once the model is back, the same photo is read without restarting the page.
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     monkeypatch.setattr(
         "scorer.pipeline.score_photo",
         lambda image, rules, **kw: _fake_report(Kingdom.parse(PHOTO_GRID), [[80, 40]] * 4),
@@ -448,7 +448,7 @@ def test_missing_model_is_explained_and_not_remembered(monkeypatch: pytest.Monke
 def test_small_squares_in_the_photo_are_warned_about(
     monkeypatch: pytest.MonkeyPatch, square_px: float, warned: bool
 ) -> None:
-    monkeypatch.setattr("scorer.classify.load_model", lambda *a, **k: object())
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
     monkeypatch.setattr(
         "scorer.pipeline.score_photo",
         lambda image, rules, **kw: _fake_report(

@@ -30,22 +30,22 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scorer import classify
-from scorer.board import find_kingdoms
-from scorer.cells import cell_features
 from scorer.cli import main
-from scorer.errors import (
+from scorer.detect import find_kingdoms
+from scorer.lab.synth import demo_board, make_scene
+from scorer.photo.imageio import load_image, load_image_with_info
+from scorer.pipeline import score_photo
+from scorer.read import classify
+from scorer.read.cells import cell_features
+from scorer.rules.errors import (
     BoardNotFoundError,
     ImageTooLargeError,
     ModelFileError,
     NotAnImageError,
     ScorerError,
 )
-from scorer.imageio import load_image, load_image_with_info
-from scorer.kingdom import GridParseError, Kingdom
-from scorer.pipeline import score_photo
-from scorer.scoring import Rules
-from scorer.synth import demo_board, make_scene
+from scorer.rules.kingdom import GridParseError, Kingdom
+from scorer.rules.scoring import Rules
 
 RNG_SEED = 2024
 

@@ -1,4 +1,4 @@
-"""Tests for scorer.bench: the timing of one rectified board, stage by stage."""
+"""Tests for scorer.lab.bench: the timing of one rectified board, stage by stage."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scorer import bench
-from scorer.cells import cells_features
-from scorer.classify import CellClassifier
+from scorer.lab import bench
+from scorer.read.cells import cells_features
+from scorer.read.classify import CellClassifier
 
 
 def test_bench_board_times_every_stage(capsys: pytest.CaptureFixture[str]) -> None:

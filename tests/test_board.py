@@ -1,4 +1,4 @@
-"""Tests for finding and rectifying kingdoms (scorer.board)."""
+"""Tests for finding and rectifying kingdoms (scorer.detect)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scorer import board as board_module
-from scorer.board import (
+from scorer.detect import (
     BoardLocation,
     Side,
     beyond_side,
@@ -21,11 +20,12 @@ from scorer.board import (
     parse_corners,
     rectify,
 )
-from scorer.datasets import load_aau_boards
-from scorer.errors import BoardNotFoundError, GridNotConsistentError
-from scorer.imageio import load_image
-from scorer.kingdom import DUEL_SIZE, STANDARD_SIZE
-from scorer.synth import SceneKingdom, demo_board, make_scene
+from scorer.detect import board as board_module
+from scorer.lab.datasets import load_aau_boards
+from scorer.lab.synth import SceneKingdom, demo_board, make_scene
+from scorer.photo.imageio import load_image
+from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
 
 DEMO_BOARDS = [demo_board(seed) for seed in range(4)]
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from scorer.kingdom import Kingdom
-from scorer.scoring import Rules, score
+from scorer.rules.kingdom import Kingdom
+from scorer.rules.scoring import Rules, score
 
 pytestmark = pytest.mark.browser
 
@@ -188,14 +188,14 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
 
 
 def _sample_report(sample_photo: Path) -> Any:
-    from scorer.imageio import load_image
+    from scorer.photo.imageio import load_image
     from scorer.pipeline import score_photo
 
     return score_photo(load_image(sample_photo), Rules())
 
 
 def _sample_size() -> tuple[int, int]:
-    from scorer.imageio import load_image
+    from scorer.photo.imageio import load_image
 
     height, width = load_image(SAMPLE).shape[:2]
     return height, width

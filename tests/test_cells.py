@@ -1,4 +1,4 @@
-"""Tests for scorer.cells: cutting a board into squares and describing them."""
+"""Tests for scorer.read.cells: cutting a board into squares and describing them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer import cells
-from scorer.cells import FEATURE_SIZE, cell_features, cells_features, split_cells
+from scorer.read import cells
+from scorer.read.cells import FEATURE_SIZE, cell_features, cells_features, split_cells
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests for scorer.classify: the classifier and its saved file."""
+"""Tests for scorer.read.classify: the classifier and its saved file."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer import classify
-from scorer.cells import cell_features, words_digest
-from scorer.classify import (
+from scorer.read import classify
+from scorer.read.cells import cell_features, words_digest
+from scorer.read.classify import (
     METADATA_FILE,
     MODEL_FILE,
     BoardPrediction,
@@ -22,8 +22,8 @@ from scorer.classify import (
     load_model,
     save_model,
 )
-from scorer.errors import ModelFileError
-from scorer.kingdom import ALL_CELLS, Cell, Kingdom
+from scorer.rules.errors import ModelFileError
+from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom
 
 
 def _fixture_crops(fixtures: Path) -> dict[str, list[np.ndarray]]:

@@ -1,4 +1,4 @@
-"""Tests for scorer/datasets.py: loading the labelled sets, and the audited phone labels."""
+"""Tests for scorer/lab/datasets.py: loading the labelled sets, and the audited phone labels."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer import datasets
-from scorer.kingdom import Cell
+from scorer.lab import datasets
+from scorer.rules.kingdom import Cell
 
 
 @pytest.mark.parametrize(

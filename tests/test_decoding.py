@@ -1,4 +1,4 @@
-"""Tests for scorer.decoding: a probability grid decoded into a buildable kingdom."""
+"""Tests for scorer.read.decoding: a probability grid decoded into a buildable kingdom."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from scorer import decoding
-from scorer.decoding import UNPAIRED_COST, decode
-from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Terrain, tileset_counts
+from scorer.read import decoding
+from scorer.read.decoding import UNPAIRED_COST, decode
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, Terrain, tileset_counts
 
 TOKENS = [c.token for c in ALL_CELLS]
 

@@ -1,11 +1,11 @@
-"""Tests for scorer.evaluate: the figures and the report (not the full cross-validation)."""
+"""Tests for scorer.lab.evaluate: the figures and the report (not the full cross-validation)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from scorer import evaluate
-from scorer.kingdom import ALL_CELLS, Kingdom
+from scorer.lab import evaluate
+from scorer.rules.kingdom import ALL_CELLS, Kingdom
 
 
 def test_accuracies_split_terrain_and_crowns() -> None:

@@ -1,12 +1,12 @@
-"""Tests for the photo evaluation's figures (scorer.evaluate_photos)."""
+"""Tests for the photo evaluation's figures (scorer.lab.evaluate_photos)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from scorer.board import BoardLocation
-from scorer.evaluate_photos import (
+from scorer.detect import BoardLocation
+from scorer.lab.evaluate_photos import (
     Reader,
     SceneResult,
     _rotation_matches,
@@ -17,8 +17,8 @@ from scorer.evaluate_photos import (
     placed_matches,
     summarise,
 )
-from scorer.kingdom import ALL_CELLS, EMPTY, Kingdom
-from scorer.synth import demo_board, make_scene
+from scorer.lab.synth import demo_board, make_scene
+from scorer.rules.kingdom import ALL_CELLS, EMPTY, Kingdom
 
 
 def _result(seed: int, found: bool, square_px: float, correct: int) -> SceneResult:

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from scorer.export import CSV_COLUMNS, PlayerResult, results_csv, results_json
-from scorer.kingdom import Kingdom
-from scorer.report import kingdom_result
-from scorer.scoring import Player, Ranking, Rules, rank, score
+from scorer.results.export import CSV_COLUMNS, PlayerResult, results_csv, results_json
+from scorer.results.report import kingdom_result
+from scorer.rules.kingdom import Kingdom
+from scorer.rules.scoring import Player, Ranking, Rules, rank, score
 
 ANNA = PlayerResult("Anna", "anna.jpg", Kingdom.parse("F1 F0 F0\nF0 C W0"), corrected=True)
 BEN = PlayerResult("Ben", "typed grid 1", Kingdom.parse("M2 M0 C\nS0 S0 ."))

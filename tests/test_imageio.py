@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scorer.errors import ImageTooLargeError, NotAnImageError
-from scorer.imageio import downscale, load_image, load_image_with_info, sniff
+from scorer.photo.imageio import downscale, load_image, load_image_with_info, sniff
+from scorer.rules.errors import ImageTooLargeError, NotAnImageError
 
 RNG = np.random.default_rng(6)
 PHOTO = RNG.integers(0, 256, (48, 64, 3), dtype=np.uint8)
@@ -73,7 +73,7 @@ def test_a_fresh_process_reads_every_type(tmp_path: Path) -> None:
         (tmp_path / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
     script = (
         "import sys, pathlib\n"
-        "from scorer.imageio import load_image\n"
+        "from scorer.photo.imageio import load_image\n"
         "for path in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n"
         "    print(path.suffix, load_image(path).shape)\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.kingdom import (
+from scorer.rules.kingdom import (
     ALL_CELLS,
     CASTLE,
     DUEL_SIZE,

@@ -11,11 +11,9 @@ import numpy as np
 import pytest
 
 from scorer import cli
-from scorer.board import BoardLocation, Side, find_kingdoms
-from scorer.classify import classify_board
-from scorer.datasets import load_aau_boards
-from scorer.errors import BoardNotFoundError, ModelFileError
-from scorer.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, Terrain
+from scorer.detect import BoardLocation, Side, find_kingdoms
+from scorer.lab.datasets import load_aau_boards
+from scorer.lab.synth import demo_board, make_scene
 from scorer.pipeline import (
     MIN_SQUARE_PX,
     STAGES,
@@ -31,8 +29,10 @@ from scorer.pipeline import (
     score_photo,
     square_side_px,
 )
-from scorer.scoring import Rules, score
-from scorer.synth import demo_board, make_scene
+from scorer.read.classify import classify_board
+from scorer.rules.errors import BoardNotFoundError, ModelFileError
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, Terrain
+from scorer.rules.scoring import Rules, score
 
 WHEAT = Cell(Terrain.WHEAT, 0)
 CROWNED_WHEAT = Cell(Terrain.WHEAT, 1)
@@ -153,7 +153,7 @@ def test_score_kingdom_scores_a_typed_kingdom() -> None:
 
 
 def _trained_model_or_skip() -> None:
-    from scorer.classify import default_model
+    from scorer.read.classify import default_model
 
     try:
         default_model()

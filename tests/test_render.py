@@ -8,8 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer.kingdom import Kingdom, Position, Terrain
-from scorer.render import (
+from scorer.results.render import (
     DOUBT_COLOUR,
     OUTLINE_COLOUR,
     TERRAIN_COLOURS,
@@ -22,6 +21,7 @@ from scorer.render import (
     side_by_side,
     to_rgb,
 )
+from scorer.rules.kingdom import Kingdom, Position, Terrain
 
 GRID = """\
 F1 F0 L0

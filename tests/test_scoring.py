@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer.kingdom import ALL_CELLS, CASTLE, MAX_SIZE, Cell, Kingdom, Terrain
-from scorer.scoring import (
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, MAX_SIZE, Cell, Kingdom, Terrain
+from scorer.rules.scoring import (
     Player,
     Rules,
     TieBreakOrder,

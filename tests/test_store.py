@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from scorer import store as store_module
-from scorer.errors import DynastyError, ScorerError, StoreBusyError, StoreError
-from scorer.kingdom import Kingdom
-from scorer.scoring import DYNASTY_GAMES, Rules, TieBreakOrder, score
+from scorer.rules.errors import DynastyError, ScorerError, StoreBusyError, StoreError
+from scorer.rules.kingdom import Kingdom
+from scorer.rules.scoring import DYNASTY_GAMES, Rules, TieBreakOrder, score
 from scorer.store import (
     APPLICATION_ID,
     ENV_VAR,
@@ -350,8 +350,8 @@ _KILLED_WRITER = textwrap.dedent(
     """
     import os, signal, sys
     from scorer import store
-    from scorer.kingdom import Kingdom
-    from scorer.scoring import Rules
+    from scorer.rules.kingdom import Kingdom
+    from scorer.rules.scoring import Rules
 
     path, kill_at = sys.argv[1], int(sys.argv[2])
     games = store.GameStore(path)
@@ -411,8 +411,8 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from scorer.store import GameStore
-    from scorer.kingdom import Kingdom
-    from scorer.scoring import Rules
+    from scorer.rules.kingdom import Kingdom
+    from scorer.rules.scoring import Rules
 
     path, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = GameStore(path)

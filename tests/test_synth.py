@@ -1,4 +1,4 @@
-"""Tests for the synthetic scene generator (scorer.synth)."""
+"""Tests for the synthetic scene generator (scorer.lab.synth)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer.board import BoardLocation, order_corners, rectify
-from scorer.datasets import load_aau_boards
-from scorer.kingdom import EMPTY
-from scorer.synth import BACKGROUNDS, demo_board, make_scene
+from scorer.detect import BoardLocation, order_corners, rectify
+from scorer.lab.datasets import load_aau_boards
+from scorer.lab.synth import BACKGROUNDS, demo_board, make_scene
+from scorer.rules.kingdom import EMPTY
 
 DEMO_BOARDS = [demo_board(seed) for seed in range(3)]
 

@@ -1,4 +1,4 @@
-"""Tests for scorer.train: augmentation, features of many crops, and a held-out retrain."""
+"""Tests for scorer.lab.train: augmentation, features of many crops, and a held-out retrain."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
-from scorer import datasets, train
-from scorer.datasets import Tile
-from scorer.decoding import decode
-from scorer.kingdom import ALL_CELLS, Cell
-from scorer.synth import demo_board
+from scorer.lab import datasets, train
+from scorer.lab.datasets import Tile
+from scorer.lab.synth import demo_board
+from scorer.read.decoding import decode
+from scorer.rules.kingdom import ALL_CELLS, Cell
 
 
 def _fixture_tiles(fixtures: Path) -> list[Tile]:

@@ -18,7 +18,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorer.kingdom import ALL_CELLS, CASTLE, MAX_SIZE, GridParseError, Kingdom
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, MAX_SIZE, GridParseError, Kingdom
 
 LONG_RUN = "KINGDOMINO_FUZZ_EXAMPLES" in os.environ
 """The long run draws new inputs each time; ``make test`` draws the same ones every run."""

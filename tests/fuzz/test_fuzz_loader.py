@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from scorer.errors import ImageTooLargeError, NotAnImageError
-from scorer.imageio import load_image
+from scorer.photo.imageio import load_image
+from scorer.rules.errors import ImageTooLargeError, NotAnImageError
 
 LONG_RUN = "KINGDOMINO_FUZZ_EXAMPLES" in os.environ
 """The long run draws new inputs each time; ``make test`` draws the same ones every run."""

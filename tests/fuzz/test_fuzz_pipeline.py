@@ -3,8 +3,8 @@
 Pictures of every size from 1×1 up, flat, noisy, striped or tiled with
 random colours, with and without corners clicked on the picture by hand (anywhere on it,
 repeated or in a line), go to
-:func:`scorer.board.find_kingdoms`. It must return kingdoms with four finite
-corners and a grid of at most 7×7, each of which :func:`scorer.board.rectify`
+:func:`scorer.detect.find_kingdoms`. It must return kingdoms with four finite
+corners and a grid of at most 7×7, each of which :func:`scorer.detect.rectify`
 warps to a board of whole squares, or raise a :class:`ScorerError`.
 
 Sides are drawn up to 2,000 pixels with the longer side at most 500 times the
@@ -23,9 +23,9 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from scorer.board import SQUARE_PX, find_kingdoms, rectify
-from scorer.errors import ScorerError
-from scorer.kingdom import MAX_SIZE
+from scorer.detect import SQUARE_PX, find_kingdoms, rectify
+from scorer.rules.errors import ScorerError
+from scorer.rules.kingdom import MAX_SIZE
 
 LONG_RUN = "KINGDOMINO_FUZZ_EXAMPLES" in os.environ
 """The long run draws new inputs each time; ``make test`` draws the same ones every run."""

@@ -4,7 +4,7 @@ Pure drawing helpers: every function takes arrays and plain values and
 returns a new BGR ``uint8`` image; nothing here knows of Streamlit, files or
 models.
 
->>> from scorer.kingdom import Kingdom
+>>> from scorer.rules.kingdom import Kingdom
 >>> picture = draw_kingdom(Kingdom.parse("G0 L1\\nC F0"), cell_px=64)
 >>> picture.shape
 (128, 128, 3)
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from scorer.kingdom import Kingdom, Position, Terrain
+from scorer.rules.kingdom import Kingdom, Position, Terrain
 
 Image = NDArray[Any]
 """A BGR ``uint8`` image, H×W×3, in OpenCV's convention."""

@@ -1,7 +1,7 @@
 """Downloads of a scored game: JSON in the command line's shape, and CSV.
 
->>> from scorer.kingdom import Kingdom
->>> from scorer.scoring import Rules
+>>> from scorer.rules.kingdom import Kingdom
+>>> from scorer.rules.scoring import Rules
 >>> players = [PlayerResult("Anna", "typed grid 1", Kingdom.parse("F1 F0 C"))]
 >>> print(results_csv(players, Rules()).splitlines()[1])
 Anna,typed grid 1,,2,2,0,0,2,1,no,F1 F0 C
@@ -15,9 +15,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scorer.kingdom import Kingdom
-from scorer.report import kingdom_result, ranking_dict
-from scorer.scoring import Ranking, Rules, score
+from scorer.results.report import kingdom_result, ranking_dict
+from scorer.rules.kingdom import Kingdom
+from scorer.rules.scoring import Ranking, Rules, score
 
 CSV_COLUMNS = (
     "player",
@@ -54,7 +54,7 @@ def results_json(
     ``kingdoms``) and adds ``player`` and ``corrected_by_hand``; the
     document adds ``ranking`` when there is one.
 
-    >>> from scorer.scoring import Rules
+    >>> from scorer.rules.scoring import Rules
     >>> ben = PlayerResult("Ben", "b.jpg", Kingdom.parse("C M2"))
     >>> doc = json.loads(results_json([ben], Rules()))
     >>> doc["results"][0]["kingdoms"][0]["score"]["total"]

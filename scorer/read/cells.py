@@ -125,7 +125,7 @@ _CROWN_WHITE: Final = (
 bright, the yellow fill and the ground around it dark, on any terrain. The mean
 of the 119 crowns of ``aau-boards`` squares that the yellow template found (a
 correlation of at least 0.75), each turned back upright: a fixed image, which the
-cross-validation folds of :mod:`scorer.evaluate` do not re-derive.
+cross-validation folds of :mod:`scorer.lab.evaluate` do not re-derive.
 
 The grey and yellow templates match a crown on a dark ground; on grassland,
 whose green is as yellow as a crown's fill, a square with two crowns rarely

@@ -1,6 +1,6 @@
 """The rules: properties, points, bonuses, ranking and the tile-set check.
 
-Pure functions over :class:`~scorer.kingdom.Kingdom`; nothing here knows of
+Pure functions over :class:`~scorer.rules.kingdom.Kingdom`; nothing here knows of
 images. The rules are those of ``docs/rules.md``: a property is a maximal
 4-connected group of one terrain and scores squares × crowns; Harmony (+5) and
 Middle Kingdom (+10) are options; ties are broken by the largest property,
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from scorer.kingdom import (
+from scorer.rules.kingdom import (
     DUEL_SIZE,
     STANDARD_SIZE,
     Cell,

@@ -19,7 +19,7 @@ one shape: a BGR ``uint8`` array of H×W×3.
 >>> load_image(b"")
 Traceback (most recent call last):
 ...
-scorer.errors.NotAnImageError: this file is not a readable image (empty file)
+scorer.rules.errors.NotAnImageError: this file is not a readable image (empty file)
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import ExifTags, Image
 
-from scorer.errors import ImageTooLargeError, NotAnImageError
+from scorer.rules.errors import ImageTooLargeError, NotAnImageError
 
 try:  # HEIC/HEIF photos from phones; optional at run time.
     import pillow_heif
@@ -122,7 +122,7 @@ def load_image(
     >>> load_image(b"Kingdom: G0 L0 F1")
     Traceback (most recent call last):
     ...
-    scorer.errors.NotAnImageError: this is a text file, not an image
+    scorer.rules.errors.NotAnImageError: this is a text file, not an image
     """
     return load_image_with_info(source, max_pixels=max_pixels, max_bytes=max_bytes)[0]
 

@@ -3,7 +3,7 @@
 :func:`classify_board` is the entry point: it cuts a rectified board into its
 squares, gives every square a probability for each of the 18 cell values
 (16 (terrain, crowns) pairs, castle, empty), and decodes the whole grid at
-once with :func:`scorer.decoding.decode`, so that the result is a kingdom the
+once with :func:`scorer.read.decoding.decode`, so that the result is a kingdom the
 48 dominoes can build: squares paired into dominoes of the set, no impossible
 pair, never more of a pair than the tile set holds, exactly one castle.
 
@@ -33,12 +33,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from scorer.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
-from scorer.decoding import decode
-from scorer.errors import ModelFileError
-from scorer.kingdom import ALL_CELLS, Cell, Kingdom, Position
+from scorer.read.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
+from scorer.read.decoding import decode
+from scorer.rules.errors import ModelFileError
+from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom, Position
 
-MODEL_DIR: Final = Path(__file__).resolve().parents[1] / "models"
+MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 """The committed model's folder, found from the package so it works from any checkout."""
 
 MODEL_FILE: Final = "cell_classifier.skops"
@@ -51,11 +51,11 @@ DOUBT_THRESHOLD: Final = 0.8
 """A square whose chosen label has a lower probability than this is flagged as doubtful."""
 
 TOKENS: Final = tuple(c.token for c in ALL_CELLS)
-"""The class tokens, in the order of :data:`scorer.kingdom.ALL_CELLS`."""
+"""The class tokens, in the order of :data:`scorer.rules.kingdom.ALL_CELLS`."""
 
 _TRUSTED_TYPES: Final = frozenset(
     {
-        "scorer.classify.CellClassifier",
+        "scorer.read.classify.CellClassifier",
         "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
         "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
         "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
@@ -195,7 +195,7 @@ def doubtful_squares(
 
     Examples
     --------
-    >>> from scorer.kingdom import CASTLE, EMPTY
+    >>> from scorer.rules.kingdom import CASTLE, EMPTY
     >>> proba = np.full((1, 2, len(ALL_CELLS)), 0.01)
     >>> proba[0, 0, ALL_CELLS.index(CASTLE)] = 0.9
     >>> proba[0, 1, ALL_CELLS.index(EMPTY)] = 0.5
@@ -212,7 +212,7 @@ def doubtful_squares(
 
 
 class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
-    """Label square feature vectors (from :func:`scorer.cells.cells_features`) with cell tokens.
+    """Label square feature vectors (:func:`scorer.read.cells.cells_features`) with cell tokens.
 
     Parameters
     ----------
@@ -240,7 +240,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         With ``hgb``, the share of a perceptron (``hidden_units``, ``alpha``,
         ``blend_iter``) fitted beside the boosted trees: the probabilities are
         ``(1 - blend_weight) * trees + blend_weight * perceptron``. The two err on
-        different squares (``scorer.train.BLEND_WEIGHT`` gives the committed
+        different squares (``scorer.lab.train.BLEND_WEIGHT`` gives the committed
         model's share and what it gained).
     blend_iter : int
         Solver iterations of the blended perceptron.
@@ -249,7 +249,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         ``member`` index per training row (see :meth:`fit`), each sees the rows
         shared by all plus its own augmented copies: averaging learners that saw
         different random augmentations of the same crops steadies the squares a
-        single one reads by chance (see ``scorer.train.MEMBERS``).
+        single one reads by chance (see ``scorer.lab.train.MEMBERS``).
     random_state : int
         Seed.
     """
@@ -351,7 +351,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         return np.asarray(self.classes_[self.predict_proba(X).argmax(axis=1)])
 
     def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-        """Probabilities over :data:`scorer.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
+        """Probabilities over :data:`scorer.rules.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
         check_is_fitted(self, "estimators_")
         features = cells_features(crops)
         return self.expand_proba(self.predict_proba(features))

@@ -10,7 +10,7 @@ label when that makes a domino, and a square may stay unpaired at a fixed cost,
 so an unusual but real kingdom still decodes.
 
 >>> import numpy as np
->>> from scorer.kingdom import ALL_CELLS, Cell, Terrain
+>>> from scorer.rules.kingdom import ALL_CELLS, Cell, Terrain
 >>> proba = np.full((1, 3, len(ALL_CELLS)), 0.001)
 >>> proba[0, 0, ALL_CELLS.index(Cell(Terrain.MINE, 0))] = 0.6  # M0 only pairs with W1 ...
 >>> proba[0, 0, ALL_CELLS.index(Cell(Terrain.MINE, 2))] = 0.4
@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
 from scipy.sparse import csr_matrix
 
-from scorer.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, tileset, tileset_counts
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, tileset, tileset_counts
 
 UNPAIRED_COST: Final = float(np.log(20.0))
 """Cost of a tile square that forms no domino of the set with a neighbour: the same
@@ -95,7 +95,7 @@ def decode(
     Two squares that look alike: W1 and M0 form domino 23, so the pair wins
     over the slightly likelier W0 beside a M0 that no domino holds.
 
-    >>> from scorer.kingdom import ALL_CELLS, Cell, Terrain
+    >>> from scorer.rules.kingdom import ALL_CELLS, Cell, Terrain
     >>> p = np.full((1, 3, len(ALL_CELLS)), 0.001)
     >>> p[0, 0, ALL_CELLS.index(Cell(Terrain.WHEAT, 0))] = 0.5
     >>> p[0, 0, ALL_CELLS.index(Cell(Terrain.WHEAT, 1))] = 0.4

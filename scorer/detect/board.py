@@ -26,8 +26,8 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from scorer.errors import BoardNotFoundError, GridNotConsistentError
-from scorer.kingdom import DUEL_SIZE, MAX_SIZE, STANDARD_SIZE, Position
+from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.rules.kingdom import DUEL_SIZE, MAX_SIZE, STANDARD_SIZE, Position
 
 SQUARE_PX: Final = 100
 """Default side of one square in a rectified board, in pixels."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scorer.kingdom import Kingdom, Position, position_name
-from scorer.scoring import (
+from scorer.rules.kingdom import Kingdom, Position, position_name
+from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     HARMONY_BONUS,
     MIDDLE_KINGDOM_BONUS,
@@ -138,7 +138,7 @@ def format_breakdown(kingdom: Kingdom, rules: Rules) -> str:
 def format_violation(violation: Violation) -> str:
     """Return a warning as one line naming its doubtful squares, 1-based.
 
-    >>> from scorer.scoring import ViolationKind
+    >>> from scorer.rules.scoring import ViolationKind
     >>> format_violation(Violation(ViolationKind.TOO_MANY_OF_PAIR, "too many", ((0, 1),)))
     'too many; check row 1 column 2'
     """

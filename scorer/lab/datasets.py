@@ -24,13 +24,13 @@ from typing import Final
 import cv2
 import numpy as np
 
-from scorer.cells import split_cells
-from scorer.kingdom import CASTLE, EMPTY, Cell, Kingdom, Terrain
+from scorer.read.cells import split_cells
+from scorer.rules.kingdom import CASTLE, EMPTY, Cell, Kingdom, Terrain
 
 DATA_ENV = "KINGDOMINO_DATA"
 """Environment variable naming the data folder."""
 
-_REPO_ROOT = Path(__file__).resolve().parents[1]
+_REPO_ROOT = Path(__file__).resolve().parents[2]
 _IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 _GroupOf = Callable[[Path], str]
 

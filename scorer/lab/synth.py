@@ -9,7 +9,7 @@ blur, noise and JPEG compression. The true corners and the labels, in the
 photo's orientation, come with the image, so detection and the whole pipeline
 can be measured on scenes no one has seen before.
 
->>> from scorer.synth import demo_board, make_scene
+>>> from scorer.lab.synth import demo_board, make_scene
 >>> scene = make_scene(3, [demo_board()])
 >>> len(scene.kingdoms) >= 1 and scene.image.ndim == 3
 True
@@ -24,9 +24,9 @@ from typing import Final
 import cv2
 import numpy as np
 
-from scorer.board import order_corners
-from scorer.datasets import Board
-from scorer.kingdom import CASTLE, EMPTY, Kingdom
+from scorer.detect import order_corners
+from scorer.lab.datasets import Board
+from scorer.rules.kingdom import CASTLE, EMPTY, Kingdom
 
 BACKGROUNDS: Final = ("wood", "cloth", "carpet", "paper", "mat")
 """The kinds of table a scene is laid on."""
@@ -43,7 +43,7 @@ class SceneKingdom:
     ----------
     corners : ndarray of shape (4, 2)
         True corners in the scene image, clockwise from the top-left corner
-        (the convention of :func:`scorer.board.order_corners`).
+        (the convention of :func:`scorer.detect.order_corners`).
     kingdom : Kingdom
         The labels in the photo's orientation; removed squares are empty.
     board : str
@@ -465,7 +465,7 @@ def _exposure(rng: _Rng, photo: _Image) -> _Image:
 def degrade(rng: _Rng, photo: _Image) -> _Image:
     """Blur, sensor noise and JPEG compression: the camera model of every scene.
 
-    :func:`scorer.train.augment` applies it too, to the photo-like copy of a
+    :func:`scorer.lab.train.augment` applies it too, to the photo-like copy of a
     square shrunk to the size a photo shows it at.
 
     Parameters

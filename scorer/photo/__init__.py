@@ -1,0 +1,1 @@
+"""The one image loader: type by content, size limits, EXIF orientation, HEIC."""

@@ -1,0 +1,1 @@
+"""What leaves the program: the JSON shape, CSV and annotated pictures."""

@@ -1,0 +1,1 @@
+"""The domain and the rules: terrains, squares, kingdoms, scoring and ranking (no images)."""
