@@ -1,0 +1,142 @@
+"""Small types, constants and helpers the parts of the page share."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import streamlit as st
+from numpy.typing import NDArray
+
+from scorer.results.export import PlayerResult
+from scorer.rules.errors import BoardNotFoundError, ScorerError
+from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom, Position
+from scorer.rules.scoring import ScoreBreakdown, Violation
+
+APP_DIR: Final = Path(__file__).resolve().parents[2]
+"""The folder of ``app.py`` and ``sample_images/``."""
+
+TOKENS: Final = [c.token for c in ALL_CELLS]
+"""Every square value a player can pick when correcting: W0 … M3, C and ``.``."""
+
+PER_PLAYER: Final = "One photo per player"
+WHOLE_TABLE: Final = "One photo of the whole table"
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A photo given to the page: its bytes, a name to show and a key from its content."""
+
+    name: str
+    data: bytes
+    sample: bool = False
+
+    @property
+    def key(self) -> str:
+        """A short fingerprint of the content, stable across reruns."""
+        return photo_key(self.data)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An expected failure as the page shows it: what went wrong and what to do next."""
+
+    kind: str
+    message: str
+    hint: str = ""
+    corners_help: bool = False
+    """True when marking the kingdom's corners by hand can get past it."""
+
+
+@dataclass(frozen=True)
+class FoundKingdom:
+    """One kingdom from any input, as recognised or typed, before corrections by hand."""
+
+    key: str
+    source: str
+    kingdom: Kingdom
+    photo_key: str | None = None
+    board: NDArray[Any] | None = None
+    corners: NDArray[Any] | None = None
+    doubtful: frozenset[Position] = frozenset()
+    square_px: float = 0.0
+    second_choices: tuple[tuple[Position, Cell], ...] = ()
+    outline_note: str | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the page keeps of one photo: a preview, the kingdoms found, or the problem."""
+
+    preview: NDArray[Any] | None
+    scale: float
+    kingdoms: tuple[FoundKingdom, ...] = ()
+    problem: Problem | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Entry:
+    """A player's kingdom as it stands on the page, after any correction by hand."""
+
+    found: FoundKingdom
+    name: str
+    kingdom: Kingdom
+    breakdown: ScoreBreakdown
+    violations: tuple[Violation, ...]
+    pictures: list[NDArray[Any]] = field(default_factory=list)
+    """What the page drew for this kingdom (photo with outline, labelled kingdom), for the PNG."""
+
+    @property
+    def edited(self) -> frozenset[Position]:
+        """Squares that differ from what was recognised or typed."""
+        if self.kingdom.shape != self.found.kingdom.shape:
+            return frozenset(p for p, _ in self.kingdom.cells())
+        return frozenset(p for p, c in self.kingdom.cells() if self.found.kingdom[p] != c)
+
+    @property
+    def corrected(self) -> bool:
+        """True when a player changed a square by hand."""
+        return bool(self.edited)
+
+    def result(self) -> PlayerResult:
+        """The player's result for the downloads."""
+        return PlayerResult(self.name, self.found.source, self.kingdom, self.corrected)
+
+
+def photo_key(data: bytes) -> str:
+    """The short fingerprint of a photo's bytes that names it in the page's state.
+
+    >>> photo_key(b"kingdom")
+    'd7d4ce8b2d08'
+    """
+    return hashlib.sha1(data).hexdigest()[:12]
+
+
+def show_problem(problem: Problem) -> None:
+    """Show an expected failure: the message, then the next step."""
+    st.error(problem.message)
+    if problem.hint:
+        st.info(f"Next step: {problem.hint}")
+
+
+def problem_for(err: ScorerError) -> Problem:
+    """The page's form of an expected failure: capitalised message, hint, and corners help.
+
+    >>> problem_for(BoardNotFoundError("no kingdom-sized area of tiles found")).message
+    'No kingdom-sized area of tiles found'
+    """
+    message = str(err) or type(err).__name__
+    message = message[0].upper() + message[1:]
+    return Problem(type(err).__name__, message, err.hint, isinstance(err, BoardNotFoundError))
+
+
+def plural(n: int, noun: str) -> str:
+    """A count with its noun, in the plural unless it is one.
+
+    >>> plural(1, "crown"), plural(3, "square")
+    ('1 crown', '3 squares')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -1,0 +1,316 @@
+"""One player's kingdom on the page: pictures, corrections by hand and the score breakdown."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import pandas as pd  # type: ignore[import-untyped]
+import streamlit as st
+
+from scorer.page.common import TOKENS, Analysis, Entry, FoundKingdom, Photo, plural
+from scorer.page.photo import corners_ui
+from scorer.page.state import KingdomState
+from scorer.pipeline import doubtful_hint, small_squares_note
+from scorer.results import render
+from scorer.results.report import format_positions
+from scorer.rules.kingdom import Cell, Kingdom, Position, Terrain
+from scorer.rules.scoring import Rules, is_centred, is_complete, score, tileset_violations
+
+TERRAIN_ICONS: Final = {
+    Terrain.WHEAT: "🌾",
+    Terrain.FOREST: "🌲",
+    Terrain.LAKE: "🌊",
+    Terrain.GRASSLAND: "🌿",
+    Terrain.SWAMP: "🐸",
+    Terrain.MINE: "⛏️",
+}
+
+
+def kingdom_ui(
+    found: FoundKingdom, index: int, rules: Rules, source: tuple[Photo, Analysis] | None = None
+) -> Entry:
+    """One player's kingdom: pictures, corrections and the score breakdown."""
+    with st.container(border=True):
+        head, total_box = st.columns([3, 1])
+        name = head.text_input(
+            "Player",
+            value=f"Player {index + 1}",
+            key=KingdomState(found.key).name_key,
+            max_chars=40,
+        )
+        name = (name or "").strip() or f"Player {index + 1}"
+        head.caption(
+            f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
+        )
+        left, right = st.columns([2, 3] if found.photo_key is not None else [1, 1])
+        corners_box = st.container()
+        with st.expander("✏️ Correct squares", expanded=False):
+            kingdom = correction_ui(found)
+        breakdown = score(kingdom, rules)
+        violations = tileset_violations(kingdom, rules)
+        entry = Entry(found, name, kingdom, breakdown, violations)
+        total_box.metric("Total", breakdown.total)
+        if entry.corrected:
+            total_box.markdown(":blue-badge[✏️ corrected by hand]")
+        if found.photo_key is not None and source is not None:
+            with left:
+                photo_picture(entry, source)
+            with right:
+                kingdom_picture(entry)
+            photo, analysis = source
+            if analysis.kingdoms and analysis.kingdoms[0].key == found.key:
+                with corners_box:
+                    corners_ui(photo, analysis)
+            breakdown_ui(entry, rules)
+        else:
+            with left:
+                kingdom_picture(entry)
+            with right:
+                breakdown_ui(entry, rules, narrow=True)
+    return entry
+
+
+def correction_ui(found: FoundKingdom) -> Kingdom:
+    """A per-square editor; return the kingdom with the player's corrections."""
+    memory = KingdomState(found.key)
+    stored = memory.base
+    if stored is not None and stored[0] != found.kingdom:
+        # The photo was read again or the typed grid changed: start from the new reading,
+        # with a fresh editor (its key changes), since old edits belong to the old grid.
+        memory.next_version()
+        stored = None
+    if stored is None:
+        stored = (found.kingdom, found.kingdom)
+        memory.base = stored
+    base: Kingdom = stored[1]
+    st.caption(
+        "Pick a square's value: terrain letter and crowns (W wheat, F forest, L lake, "
+        "G grassland, S swamp, M mine), C castle, . empty. You can also click a square on "
+        "the labelled kingdom."
+    )
+    columns = [str(c + 1) for c in range(base.width)]
+    table = pd.DataFrame(
+        [[cell.token for cell in row] for row in base.rows],
+        columns=columns,
+        index=[f"row {r + 1}" for r in range(base.height)],
+    )
+    config = {
+        col: st.column_config.SelectboxColumn(col, options=TOKENS, required=True, width="small")
+        for col in columns
+    }
+    edited = st.data_editor(
+        table,
+        key=memory.editor_key,
+        column_config=config,
+        num_rows="fixed",
+        width="content",
+    )
+    try:
+        kingdom = Kingdom.from_cells(
+            [Cell.parse(str(edited.iloc[r, c])) for c in range(base.width)]
+            for r in range(base.height)
+        )
+    except ValueError as err:
+        st.error(f"That is not a kingdom any more: {err}. The last valid grid is scored.")
+        kingdom = base
+    cols = st.columns(2)
+    if (kingdom != found.kingdom or base != found.kingdom) and cols[0].button(
+        "Undo all corrections", key=memory.undo_key
+    ):
+        memory.base = (found.kingdom, found.kingdom)
+        memory.next_version()
+        st.rerun()
+    return kingdom
+
+
+def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: str) -> None:
+    """Callback of the square picker: set one square and restart the editor from the result."""
+    token = st.session_state.get(widget)
+    if not token:
+        return
+    memory = KingdomState(found.key)
+    try:
+        kingdom = current.replace(pos, Cell.parse(token))
+    except ValueError as err:
+        memory.square_error = str(err)
+        return
+    memory.base = (found.kingdom, kingdom)
+    memory.next_version()
+    memory.selected = None
+
+
+def photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
+    """The photo with the kingdom's outline (and the other kingdoms' in grey)."""
+    found = entry.found
+    _, analysis = source
+    if analysis.preview is None or found.corners is None:
+        return
+    caption = entry.name if len(analysis.kingdoms) > 1 else ""
+    outlines = [render.Outline(found.corners, found.kingdom.shape, caption)]
+    outlines += [
+        render.Outline(k.corners, k.kingdom.shape)
+        for k in analysis.kingdoms
+        if k.key != found.key and k.corners is not None
+    ]
+    outlined = render.draw_outlines(analysis.preview, outlines)
+    entry.pictures.append(outlined)
+    st.image(
+        outlined,
+        channels="BGR",
+        caption="Read inside the corners you marked"
+        if found.key.endswith("-manual")
+        else "Found in the photo",
+        width="stretch",
+        output_format="JPEG",
+    )
+
+
+def kingdom_picture(entry: Entry) -> None:
+    """The labelled kingdom; clicking a square opens a picker for its value."""
+    from streamlit_image_coordinates import streamlit_image_coordinates
+
+    found = entry.found
+    memory = KingdomState(found.key)
+    doubtful = (set(found.doubtful) - entry.edited) | {
+        p for v in entry.violations for p in v.positions
+    }
+    picture = render.draw_kingdom(
+        entry.kingdom,
+        board=found.board,
+        properties=entry.breakdown.properties,
+        doubtful=doubtful,
+        edited=entry.edited,
+        cell_px=100,
+    )
+    entry.pictures.append(picture)
+    click = streamlit_image_coordinates(
+        render.to_rgb(picture),
+        key=memory.picker_key,
+        use_column_width="always",
+        cursor="pointer",
+        image_format="JPEG",
+        jpeg_quality=88,
+    )
+    st.caption("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
+    if memory.new_click(click):
+        pos = render.cell_at(
+            float(click["x"]),
+            float(click["y"]),
+            (int(click.get("width") or picture.shape[1]), int(click.get("height") or 1)),
+            entry.kingdom.shape,
+        )
+        if pos is not None:
+            memory.selected = pos
+    selected = memory.selected
+    if selected is not None and _inside(selected, entry.kingdom.shape):
+        r, c = selected
+        widget = memory.square_key((r, c))
+        current = entry.kingdom[(r, c)].token
+        st.session_state.setdefault(widget, current)
+        st.selectbox(
+            f"Square in row {r + 1}, column {c + 1} is",
+            TOKENS,
+            key=widget,
+            on_change=_apply_square,
+            args=(found, entry.kingdom, (r, c), widget),
+        )
+    error = memory.take_square_error()
+    if error:
+        st.error(f"That change would not make a kingdom: {error}.")
+
+
+def doubtful_words(entry: Entry, doubtful: set[Position]) -> str:
+    """The doubtful squares in words, with the likeliest other reading where known."""
+    choices = {pos: other for pos, other in entry.found.second_choices if pos in doubtful}
+    unknown = sorted(doubtful - set(choices))
+    parts = [doubtful_hint(entry.kingdom, choices)] if choices else []
+    if unknown:
+        parts.append(format_positions(unknown))
+    return ", ".join(parts)
+
+
+def breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
+    """The score breakdown, property by property, then the bonuses and every warning."""
+    b = entry.breakdown
+    rows = [
+        {
+            "Property": f"{TERRAIN_ICONS.get(p.terrain, '')} {p.terrain.value}",
+            "Squares × crowns": f"{p.squares} × {p.crowns}",
+            "Points": p.points,
+        }
+        for p in sorted(b.properties, key=lambda p: (-p.points, -p.squares))
+        if p.points
+    ]
+    crownless = sorted((p for p in b.properties if not p.points), key=lambda p: -p.squares)
+    lines = [f"Properties: **{b.property_points}**"]
+    if rules.harmony:
+        done = is_complete(entry.kingdom, rules)
+        lines.append(
+            f"Harmony: **+{b.harmony}** ("
+            + ("every square filled" if done else "not every square is filled")
+            + ")"
+        )
+    if rules.middle_kingdom:
+        centred = is_centred(entry.kingdom, rules)
+        lines.append(
+            f"Middle Kingdom: **+{b.middle_kingdom}** ("
+            + ("castle in the centre" if centred else "castle not in the centre")
+            + ")"
+        )
+    lines.append(f"Total: **{b.total}**")
+    table_col, sums_col = (st.container(), st.container()) if narrow else st.columns([3, 1])
+    with table_col:
+        if rows:
+            st.dataframe(
+                pd.DataFrame(rows),
+                hide_index=True,
+                width="stretch",
+                height=35 * (len(rows) + 1) + 3,
+            )
+        else:
+            st.caption("No property has a crown yet, so none scores.")
+        if crownless:
+            st.caption(
+                f"Without crowns, 0 points ({len(crownless)}): "
+                + ", ".join(f"{p.terrain.value} {plural(p.squares, 'square')}" for p in crownless)
+            )
+    with sums_col:
+        st.markdown("  \n".join(lines))
+        st.caption(
+            f"Largest property: {plural(b.largest_property, 'square')} · "
+            f"{plural(b.crowns, 'crown')}"
+        )
+    _warnings_ui(entry)
+
+
+def _warnings_ui(entry: Entry) -> None:
+    """Doubtful squares, impossible kingdoms, odd grids, small squares and moved outlines."""
+    doubtful = set(entry.found.doubtful) - entry.edited
+    if doubtful:
+        st.warning(
+            f"🔍 Check {len(doubtful)} doubtful square{'s' if len(doubtful) != 1 else ''} "
+            f"(magenta frame): {doubtful_words(entry, doubtful)}."
+        )
+    for v in entry.violations:
+        st.warning(
+            f"⚠️ This kingdom cannot exist: {v.message}. A square is probably misread; check "
+            f"{format_positions(v.positions)}."
+        )
+    height, width = entry.kingdom.shape
+    if entry.found.photo_key is not None and height != width:
+        st.warning(
+            f"The grid found is {height}×{width}, not square: check the outline on the photo, "
+            "or mark the four corners by hand."
+        )
+    small = small_squares_note(entry.found.square_px)
+    if small:
+        st.warning(f"📷 {small[0].upper()}{small[1:]}.")
+    outline = entry.found.outline_note
+    if outline:
+        st.info(
+            f"📐 {outline[0].upper()}{outline[1:]} on the photo, or mark the four corners by hand."
+        )
+
+
+def _inside(pos: Position, shape: tuple[int, int]) -> bool:
+    return 0 <= pos[0] < shape[0] and 0 <= pos[1] < shape[1]

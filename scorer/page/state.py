@@ -1,0 +1,257 @@
+"""The page's session state: every key the page stores or gives a widget, in one place.
+
+Streamlit keeps widget values and the page's own memory in ``st.session_state`` under
+string keys. :class:`PhotoState` and :class:`KingdomState` own the keys of one photo and
+one kingdom; the constants name the page's other widgets. Each class reads and writes
+``st.session_state`` unless given another mapping (as tests do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from typing import Any, Final, cast
+
+import streamlit as st
+
+from scorer.rules.kingdom import Kingdom, Position
+
+Point = tuple[float, float]
+"""A point on a photo, in the original photo's pixels."""
+
+Corners = tuple[Point, ...]
+"""Four corners of a kingdom, clockwise from the top-left (as :mod:`scorer.detect` orders)."""
+
+Store = MutableMapping[str, Any]
+
+# Widgets of the whole page.
+VARIANT: Final = "variant"
+HARMONY: Final = "harmony"
+MIDDLE_KINGDOM: Final = "middle_kingdom"
+CROWNS_FIRST: Final = "crowns_first"
+PHOTO_MODE: Final = "photo_mode"
+UPLOADS: Final = "uploads"
+USE_CAMERA: Final = "use_camera"
+CAMERA: Final = "camera"
+TYPED_GRIDS: Final = "typed_grids"
+DYNASTY_NAME: Final = "dynasty_name"
+SAVE_GAME: Final = "save_game"
+DOWNLOAD_JSON: Final = "download-json"
+DOWNLOAD_CSV: Final = "download-csv"
+DOWNLOAD_PNG: Final = "download-png"
+
+
+def delete_game_key(game_id: int) -> str:
+    """The key of the button that deletes one saved game.
+
+    >>> delete_game_key(3)
+    'delete-game-3'
+    """
+    return f"delete-game-{game_id}"
+
+
+def _session(store: Store | None) -> Store:
+    return cast(Store, st.session_state) if store is None else store
+
+
+def new_click(key: str, click: Mapping[str, Any] | None, store: Store | None = None) -> bool:
+    """True for a click not seen before on a picture; it is remembered under ``key``.
+
+    The click component returns its last click again on every rerun; its ``unix_time``
+    tells a new click from that one.
+
+    >>> memory: dict[str, Any] = {}
+    >>> click = {"x": 10, "y": 20, "unix_time": 1700000000}
+    >>> new_click("last", click, memory), new_click("last", click, memory)
+    (True, False)
+    >>> new_click("last", None, memory)
+    False
+    """
+    if not click:
+        return False
+    session = _session(store)
+    if click.get("unix_time") == session.get(key):
+        return False
+    session[key] = click.get("unix_time")
+    return True
+
+
+class PhotoState:
+    """What the page remembers about one photo: the corners clicked and those read inside.
+
+    >>> photo = PhotoState("abc", {})
+    >>> photo.clicks = [(1.0, 2.0)]
+    >>> photo.use_corners(((0.0, 0.0), (9.0, 0.0), (9.0, 9.0), (0.0, 9.0)))
+    >>> photo.clear_corners()
+    >>> photo.clicks, photo.clicks_version, photo.manual_corners, photo.picker_key
+    ([], 1, None, 'corner-pick-abc-1')
+    """
+
+    def __init__(self, photo_key: str, store: Store | None = None) -> None:
+        self.key = photo_key
+        self._store = store
+
+    @property
+    def _session(self) -> Store:
+        return _session(self._store)
+
+    @property
+    def manual_corners(self) -> Corners | None:
+        """The corners the player marked and chose to read inside, or None for the outline."""
+        corners: Corners | None = self._session.get(f"manual-{self.key}")
+        return corners
+
+    @manual_corners.setter
+    def manual_corners(self, corners: Corners | None) -> None:
+        if corners is None:
+            self._session.pop(f"manual-{self.key}", None)
+        else:
+            self._session[f"manual-{self.key}"] = corners
+
+    @property
+    def clicks(self) -> list[Point]:
+        """The corners clicked so far (at most four), in the order they were clicked."""
+        return list(self._session.get(f"clicks-{self.key}", []))
+
+    @clicks.setter
+    def clicks(self, points: list[Point]) -> None:
+        self._session[f"clicks-{self.key}"] = list(points)
+
+    @property
+    def clicks_version(self) -> int:
+        """How many times the clicks were cleared; part of the picker's key, so it starts afresh."""
+        version: int = self._session.get(f"clicks-version-{self.key}", 0)
+        return version
+
+    @property
+    def toggle_key(self) -> str:
+        """The key of the toggle that opens the corner picker."""
+        return f"corners-toggle-{self.key}"
+
+    @property
+    def picker_key(self) -> str:
+        """The key of the clickable photo."""
+        return f"corner-pick-{self.key}-{self.clicks_version}"
+
+    @property
+    def clear_key(self) -> str:
+        """The key of the button that forgets the clicked corners."""
+        return f"clear-corners-{self.key}"
+
+    @property
+    def use_key(self) -> str:
+        """The key of the button that reads the kingdom inside the clicked corners."""
+        return f"use-corners-{self.key}"
+
+    def new_click(self, click: Mapping[str, Any] | None) -> bool:
+        """True for a click on the photo not seen before (see :func:`new_click`)."""
+        return new_click(f"clicks-{self.key}-last", click, self._session)
+
+    def clear_corners(self) -> None:
+        """Forget the clicked and marked corners and go back to the automatic outline."""
+        self.clicks = []
+        self._session[f"clicks-version-{self.key}"] = self.clicks_version + 1
+        self.manual_corners = None
+
+    def use_corners(self, corners: Corners) -> None:
+        """Read the photo inside these corners from now on, and fold the corner picker away."""
+        self.manual_corners = corners
+        self._session[self.toggle_key] = False
+
+
+class KingdomState:
+    """What the page remembers about one kingdom: its player, corrections and picked square.
+
+    >>> memory: dict[str, Any] = {}
+    >>> kingdom = KingdomState("typed-1", memory)
+    >>> kingdom.selected = (1, 2)
+    >>> kingdom.next_version()
+    >>> kingdom.editor_key, kingdom.selected, kingdom.square_key((1, 2))
+    ('editor-typed-1-1', (1, 2), 'square-typed-1-1-2')
+    >>> kingdom.square_error = "two castles"
+    >>> kingdom.take_square_error(), kingdom.take_square_error()
+    ('two castles', None)
+    """
+
+    def __init__(self, key: str, store: Store | None = None) -> None:
+        self.key = key
+        self._store = store
+
+    @property
+    def _session(self) -> Store:
+        return _session(self._store)
+
+    @property
+    def name_key(self) -> str:
+        """The key of the player's name field."""
+        return f"name-{self.key}"
+
+    @property
+    def base(self) -> tuple[Kingdom, Kingdom] | None:
+        """The reading the corrections started from, and the grid the editor starts from."""
+        base: tuple[Kingdom, Kingdom] | None = self._session.get(f"base-{self.key}")
+        return base
+
+    @base.setter
+    def base(self, pair: tuple[Kingdom, Kingdom]) -> None:
+        self._session[f"base-{self.key}"] = pair
+
+    @property
+    def version(self) -> int:
+        """How many times the editor started afresh; part of the editor's and picture's keys."""
+        version: int = self._session.get(f"version-{self.key}", 0)
+        return version
+
+    def next_version(self) -> None:
+        """Start the editor and the clickable picture afresh (their keys change)."""
+        self._session[f"version-{self.key}"] = self.version + 1
+
+    @property
+    def editor_key(self) -> str:
+        """The key of the square editor (a table)."""
+        return f"editor-{self.key}-{self.version}"
+
+    @property
+    def undo_key(self) -> str:
+        """The key of the button that undoes all corrections."""
+        return f"undo-{self.key}"
+
+    @property
+    def picker_key(self) -> str:
+        """The key of the clickable labelled kingdom."""
+        return f"pick-{self.key}-{self.version}"
+
+    def new_click(self, click: Mapping[str, Any] | None) -> bool:
+        """True for a click on the labelled kingdom not seen before (see :func:`new_click`)."""
+        return new_click(f"pick-last-{self.key}", click, self._session)
+
+    @property
+    def selected(self) -> Position | None:
+        """The square last clicked on the labelled kingdom, or None."""
+        selected: Position | None = self._session.get(f"selected-{self.key}")
+        return selected
+
+    @selected.setter
+    def selected(self, pos: Position | None) -> None:
+        if pos is None:
+            self._session.pop(f"selected-{self.key}", None)
+        else:
+            self._session[f"selected-{self.key}"] = pos
+
+    def square_key(self, pos: Position) -> str:
+        """The key of the value picker of one square."""
+        return f"square-{self.key}-{pos[0]}-{pos[1]}"
+
+    @property
+    def square_error(self) -> str | None:
+        """Why the last square picked could not be set, until shown."""
+        error: str | None = self._session.get(f"square-error-{self.key}")
+        return error
+
+    @square_error.setter
+    def square_error(self, error: str) -> None:
+        self._session[f"square-error-{self.key}"] = error
+
+    def take_square_error(self) -> str | None:
+        """The square error, forgotten once taken so it shows once."""
+        error: str | None = self._session.pop(f"square-error-{self.key}", None)
+        return error
