@@ -27,6 +27,7 @@ from scorer.results.report import (
     format_breakdown,
     format_ranking,
     kingdom_result,
+    photo_kingdom_result,
     ranking_dict,
 )
 from scorer.rules.errors import ScorerError
@@ -163,8 +164,7 @@ def _read_grid(path: Path) -> Kingdom:
 
 
 def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
-    """Score the kingdoms in a photo: kingdom dictionaries plus ``corners``, ``confidence``
-    and the ``doubtful`` squares with their likeliest other reading."""
+    """Score the kingdoms in a photo (:func:`~scorer.results.report.photo_kingdom_result`)."""
     try:
         imageio: Any = importlib.import_module("scorer.photo.imageio")
         pipeline: Any = importlib.import_module("scorer.pipeline")
@@ -173,19 +173,7 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
     rules = rules_from_args(args)
     image = imageio.load_image(path)
     photo = pipeline.score_photo(image, rules, grid=args.grid, corners=args.corners)
-    return [
-        {
-            **kingdom_result(found.kingdom, rules),
-            "corners": [list(map(float, p)) for p in found.corners],
-            "confidence": found.confidence,
-            "doubtful": [
-                {"square": [r, c], "read": found.kingdom[(r, c)].token, "perhaps": other.token}
-                for (r, c), other in sorted(found.second_choices.items())
-            ],
-            "notes": list(found.warnings),
-        }
-        for found in photo.kingdoms
-    ]
+    return [photo_kingdom_result(found, rules) for found in photo.kingdoms]
 
 
 def _message(err: BaseException) -> str:

@@ -32,6 +32,7 @@ from PIL import Image
 
 from scorer.cli import main
 from scorer.detect import find_kingdoms
+from scorer.lab.fit import fit_cell_classifier
 from scorer.lab.synth import demo_board, make_scene
 from scorer.photo.imageio import load_image, load_image_with_info
 from scorer.pipeline import score_photo
@@ -579,7 +580,7 @@ def good_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("model")
     crops = [np.full((64, 64, 3), 17 * i % 256, np.uint8) for i in range(len(classify.TOKENS))]
     features = np.stack([cell_features(c) for c in crops * 2])
-    model = classify.CellClassifier(kind="logistic", C=0.1).fit(features, list(classify.TOKENS) * 2)
+    model = fit_cell_classifier(features, list(classify.TOKENS) * 2, kind="logistic", C=0.1)
     classify.save_model(model, folder, {"note": "test model"})
     return folder
 

@@ -265,3 +265,52 @@ def test_python_dash_m(fixtures: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"][0]["kingdoms"][0]["score"]["total"] == 49
+
+
+class _StandInModel:
+    """A stand-in square classifier for photo input: a fixed, sure reading of a 5×5 kingdom,
+    unsure at two squares."""
+
+    GRID = ("F1 F0 W0 W0 L1", "F0 F0 W1 L0 L0", "G0 G0 C M2 M0", "G1 G0 S0 S1 W1", "G0 S0 S0 .  .")
+
+    def predict_cell_proba(self, crops: list[object]) -> object:
+        import numpy as np
+
+        from scorer.rules.kingdom import ALL_CELLS, Cell
+
+        tokens = " ".join(self.GRID).split()
+        proba = np.full((len(crops), len(ALL_CELLS)), 0.001)
+        for i, token in enumerate(tokens[: len(crops)]):
+            proba[i, ALL_CELLS.index(Cell.parse(token))] = 0.9
+        proba[3, ALL_CELLS.index(Cell.parse("W1"))] = 0.7  # W0 or W1?
+        proba[23, ALL_CELLS.index(Cell.parse("S0"))] = 0.6  # bare table or swamp?
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("golden", "flags"),
+    [("photo-corners.json", ["--json"]), ("photo-corners.txt", [])],
+)
+def test_photo_golden_files(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    golden: str,
+    flags: list[str],
+) -> None:
+    """A photo's kingdom through the whole command line, the classifier stood in: corners,
+    confidence, doubtful squares and notes, byte for byte."""
+    import numpy as np
+
+    from scorer.photo import imageio
+
+    monkeypatch.setattr("scorer.read.classify.default_model", _StandInModel)
+    monkeypatch.setattr(imageio, "load_image", lambda path: np.full((200, 200, 3), 90, np.uint8))
+    corners = "10.26,10.04,160.31,10.12,160.2,160.27,10.11,160.33"
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, *flags, "--grid", "5", "--corners", corners, "board.png")
+    assert code == 0
+    path = GOLDEN / golden
+    if os.environ.get("KINGDOMINO_UPDATE_GOLDEN"):
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8")

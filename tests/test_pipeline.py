@@ -11,29 +11,25 @@ import numpy as np
 import pytest
 
 from scorer import cli
-from scorer.detect import BoardLocation, Side, find_kingdoms
+from scorer.detect import BoardLocation, find_kingdoms
+from scorer.detect.params import DEFAULT as DETECT_DEFAULT
+from scorer.detect.params import DetectParams
 from scorer.lab.datasets import load_aau_boards
 from scorer.lab.synth import demo_board, make_scene
 from scorer.pipeline import (
-    MIN_SQUARE_PX,
     STAGES,
-    clearest_outline,
-    grow_to_castle,
-    other_outline_note,
-    outline_note,
-    read_board,
     read_kingdom,
-    reading_clarity,
-    restore_tile_rows,
     score_kingdom,
     score_photo,
     square_side_px,
 )
-from scorer.read.classify import classify_board
+from scorer.read.params import DEFAULT as READ_DEFAULT
+from scorer.results.report import other_outline_note, outline_note
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
 from scorer.rules.kingdom import ALL_CELLS, CASTLE, DUEL_SIZE, EMPTY, Cell, Kingdom, Terrain
 from scorer.rules.scoring import Rules, score
 
+MIN_SQUARE_PX = READ_DEFAULT.min_square_px
 WHEAT = Cell(Terrain.WHEAT, 0)
 CROWNED_WHEAT = Cell(Terrain.WHEAT, 1)
 
@@ -68,36 +64,6 @@ class FixedModel:
         return proba / proba.sum(axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize(
-    ("empty_chance", "seen_as", "read_as_empty"),
-    [
-        (0.05, "table", True),  # a doubtful square on bare table is empty
-        (1e-7, "table", False),  # a clear tile that looks like the table stays a tile
-        (0.05, "nothing", False),  # without what detection saw, the classifier decides
-        (0.9, "tile", False),  # a square seen covered by a tile is never empty
-    ],
-)
-@pytest.mark.parametrize("square", [(0, 1), (2, 2)])
-def test_read_board_weighs_what_detection_saw(
-    empty_chance: float, seen_as: str, read_as_empty: bool, square: tuple[int, int]
-) -> None:
-    read_as_empty = read_as_empty and square != (2, 2)  # the castle is never read as empty
-    location = BoardLocation(
-        np.array([[0, 0], [500, 0], [500, 500], [0, 500]], np.float64),
-        (5, 5),
-        empty=frozenset({square}) if seen_as == "table" else frozenset(),
-        tiles=frozenset({square}) if seen_as == "tile" else frozenset(),
-    )
-    board = np.zeros((500, 500, 3), np.uint8)
-    model = FixedModel({square: empty_chance})
-    prediction = read_board(board, location, model)  # type: ignore[arg-type]
-    assert (prediction.kingdom[square] == EMPTY) is read_as_empty
-    classifier_alone = classify_board(board, (5, 5), model)  # type: ignore[arg-type]
-    if prediction.kingdom[square] != classifier_alone.kingdom[square]:
-        assert square in prediction.doubtful
-    assert prediction.kingdom.castle == (2, 2)
-
-
 def test_score_photo_reports_each_kingdom_with_corners_confidence_and_timings() -> None:
     scene = make_scene(2, [demo_board(0)], n_kingdoms=1, remove_cells=False)
     report = score_photo(scene.image, Rules(), model=CentreCastleModel())
@@ -127,6 +93,22 @@ def test_user_corners_and_grid_are_passed_to_detection() -> None:
     np.testing.assert_allclose(report.kingdoms[0].corners, corners, atol=0.1)
 
 
+@pytest.mark.parametrize("given", [None, DetectParams()])
+def test_detection_params_reach_find_kingdoms(
+    monkeypatch: pytest.MonkeyPatch, given: DetectParams | None
+) -> None:
+    seen: list[object] = []
+
+    def find(image: np.ndarray, **kw: object) -> list[BoardLocation]:
+        seen.append(kw["params"])
+        return [BoardLocation(_quad(100, 100, 600, 600), (5, 5))]
+
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", find)
+    score_photo(_drawn_kingdom((2, 2)), Rules(), model=MarkedCastleModel(), detect_params=given)  # type: ignore[arg-type]
+    (passed,) = seen
+    assert passed is (DETECT_DEFAULT if given is None else given)
+
+
 @pytest.mark.parametrize(("scale", "warned"), [(1.0, False), (0.25, True)])
 def test_small_squares_in_the_photo_are_warned_about(scale: float, warned: bool) -> None:
     scene = make_scene(2, [demo_board(0)], n_kingdoms=1, remove_cells=False)
@@ -138,13 +120,6 @@ def test_small_squares_in_the_photo_are_warned_about(scale: float, warned: bool)
     side = square_side_px(report.kingdoms[0].location)
     assert (side < MIN_SQUARE_PX) is warned
     assert any("pixels across" in w for w in report.kingdoms[0].warnings) is warned
-
-
-def test_square_side_of_a_tilted_kingdom() -> None:
-    corners = np.array([[10, 0], [710, 0], [610, 500], [110, 500]], float)
-    assert square_side_px(BoardLocation(corners, (5, 7))) == pytest.approx(
-        ((700 + 500) / 14 + 2 * float(np.hypot(100, 500)) / 10) / 2
-    )
 
 
 def test_score_kingdom_scores_a_typed_kingdom() -> None:
@@ -222,34 +197,6 @@ def test_score_kingdom_warning_names_each_doubtful_square_and_its_other_reading(
     assert f"row 1 column 2 (read {report.kingdom[(0, 1)].token}, perhaps {other})" in warning
 
 
-def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> None:
-    """Two bare squares seen as table both look most like the castle: only the likelier one
-    can be it, so the other is read as empty rather than as some tile."""
-    location = BoardLocation(
-        np.array([[0, 0], [500, 0], [500, 500], [0, 500]], np.float64),
-        (5, 5),
-        empty=frozenset({(2, 2), (0, 4)}),
-    )
-    proba = FixedModel({}).predict_cell_proba([np.zeros((4, 4, 3))] * 25)
-
-    class TwoCastles:
-        def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-            out = proba.copy()
-            out[4] = 1e-6
-            out[4, ALL_CELLS.index(CASTLE)] = 0.6
-            out[4, ALL_CELLS.index(Cell(Terrain.SWAMP, 0))] = 0.3
-            out[4, ALL_CELLS.index(EMPTY)] = 0.001
-            return out / out.sum(axis=1, keepdims=True)
-
-    board = np.zeros((500, 500, 3), np.uint8)
-    alone = classify_board(board, (5, 5), TwoCastles())  # type: ignore[arg-type]
-    assert alone.kingdom[(0, 4)] != EMPTY  # the castle taken, decoding reads a tile there
-    prediction = read_board(board, location, TwoCastles())  # type: ignore[arg-type]
-    assert prediction.kingdom.castle == (2, 2)
-    assert prediction.kingdom[(0, 4)] == EMPTY
-    assert (0, 4) in prediction.doubtful
-
-
 MARKED_CASTLE = (0, 0, 255)
 """Colour of the castle square in the drawn photos below (BGR red)."""
 
@@ -298,100 +245,6 @@ def _quad(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
 
 
-@pytest.mark.parametrize(
-    ("castle", "found", "grown"),
-    [
-        ((2, 4), _quad(100, 100, 500, 600), (5, 5)),  # lone castle in the right column
-        ((0, 1), _quad(100, 200, 600, 600), (5, 5)),  # lone castle in the top row
-        ((4, 2), _quad(100, 100, 600, 500), (5, 5)),  # lone castle in the bottom row
-        ((0, 1), _quad(100, 300, 600, 600), (5, 5)),  # two rows left out: through wheat
-        ((4, 1), _quad(100, 0, 600, 500), (5, 5)),  # a bare row above gives way
-    ],
-)
-def test_a_kingdom_read_without_its_castle_grows_to_the_row_holding_it(
-    castle: tuple[int, int], found: np.ndarray, grown: tuple[int, int]
-) -> None:
-    image = _drawn_kingdom(castle)
-    rows = round((found[2, 1] - found[0, 1]) / 100)
-    cols = round((found[1, 0] - found[0, 0]) / 100)
-    location = BoardLocation(found, (rows, cols))
-    model = MarkedCastleModel()
-    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
-    assert new.shape == grown
-    np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
-    assert board.shape == (500, 500, 3)
-    assert prediction.kingdom.castle == castle
-    assert prediction.kingdom[castle] == CASTLE
-
-
-def test_a_kingdom_grows_no_further_than_its_grid_allows() -> None:
-    image = _drawn_kingdom((2, 4))
-    location = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
-    model = MarkedCastleModel()
-    new, _, _ = read_kingdom(image, location, model, grid=4)  # type: ignore[arg-type]
-    assert new is location
-    new, _, _ = read_kingdom(image, location, model, refine=False)  # type: ignore[arg-type]
-    assert new is location
-
-
-@pytest.mark.parametrize(
-    ("castle", "found"),
-    [
-        ((2, 2), _quad(100, 100, 600, 600)),  # the castle is read inside
-        (None, _quad(100, 100, 500, 600)),  # no castle anywhere
-    ],
-)
-def test_a_kingdom_does_not_grow_without_a_castle_beyond_it(
-    castle: tuple[int, int] | None, found: np.ndarray
-) -> None:
-    image = _drawn_kingdom(castle)
-    cols = round((found[1, 0] - found[0, 0]) / 100)
-    location = BoardLocation(found, (5, cols))
-    model = MarkedCastleModel()
-    new, _, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
-    assert new is location
-    assert grow_to_castle(image, location, prediction, model) is None  # type: ignore[arg-type]
-
-
-def test_a_kingdom_does_not_grow_across_bare_table() -> None:
-    image = _drawn_kingdom((0, 1), bare_row=1)  # the castle row, then a row of bare table
-    location = BoardLocation(_quad(100, 300, 600, 600), (3, 5))
-    new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
-    assert new is location
-
-
-@pytest.mark.parametrize(
-    ("found", "shape"),
-    [
-        (_quad(100, 0, 600, 600), (6, 5)),  # a strip of table above, taken for a row
-        (_quad(0, 100, 700, 600), (5, 7)),  # strips on both sides
-    ],
-)
-def test_edge_rows_read_as_bare_table_are_dropped(
-    found: np.ndarray, shape: tuple[int, int]
-) -> None:
-    image = _drawn_kingdom((2, 2))
-    location = BoardLocation(found, shape)
-    model = MarkedCastleModel()
-    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
-    assert new.shape == (5, 5)
-    np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
-    assert board.shape == (500, 500, 3)
-    assert prediction.kingdom.castle == (2, 2)
-    for kept in (
-        read_kingdom(image, location, model, grid=7)[0],  # type: ignore[arg-type]
-        read_kingdom(image, location, model, refine=False)[0],  # type: ignore[arg-type]
-    ):
-        assert kept is location
-
-
-def test_rows_beyond_the_photo_are_not_read() -> None:
-    image = _drawn_kingdom((2, 4))[:, :595]  # the castle column cut off at the photo's edge
-    location = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
-    new, _, _ = read_kingdom(image, location, MarkedCastleModel())  # type: ignore[arg-type]
-    assert new is location
-
-
 def test_score_photo_notes_an_outline_corrected_by_what_was_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -406,54 +259,6 @@ def test_score_photo_notes_an_outline_corrected_by_what_was_read(
     marked = score_photo(image, Rules(), corners=left_out.corners, model=MarkedCastleModel())  # type: ignore[arg-type]
     assert marked.kingdoms[0].kingdom.shape == (5, 4)  # the player's corners stand
     assert marked.kingdoms[0].outline_note is None
-
-
-def _with_bottom_row(tiles: int, crowned: bool = True) -> np.ndarray:
-    """The drawn 5×5 kingdom, castle in the middle, with ``tiles`` wheat squares left in its
-    bottom row (from the left), the first with a crown if ``crowned``, and bare table in
-    the rest of it."""
-    image = _drawn_kingdom((2, 2))
-    image[500 + 2 : 600 - 2, 100 + 100 * tiles : 600] = 90
-    if crowned:
-        image[500 + 2 : 600 - 2, 100 + 2 : 200 - 2] = (0, 240, 100)
-    return image
-
-
-@pytest.mark.parametrize(
-    ("tiles", "crowned", "trimmed", "shape"),
-    [
-        (5, True, {Side.BOTTOM}, (5, 5)),  # a row of tiles in the table's colours: taken back
-        (3, True, {Side.BOTTOM}, (5, 5)),  # most of the row is tiles
-        (2, True, {Side.BOTTOM}, (4, 5)),  # a loose domino beside the kingdom stays out
-        (5, False, {Side.BOTTOM}, (4, 5)),  # no crown: perhaps table read as tiles
-        (5, True, set(), (4, 5)),  # detection did not leave the row out: no growth
-    ],
-)
-def test_a_row_detection_left_out_comes_back_when_it_reads_as_tiles(
-    tiles: int, crowned: bool, trimmed: set[Side], shape: tuple[int, int]
-) -> None:
-    image = _with_bottom_row(tiles, crowned)
-    location = BoardLocation(_quad(100, 100, 600, 500), (4, 5), trimmed=frozenset(trimmed))
-    model = MarkedCastleModel()
-    new, board, prediction = read_kingdom(image, location, model)  # type: ignore[arg-type]
-    assert new.shape == shape
-    assert board.shape == (100 * shape[0], 100 * shape[1], 3)
-    assert prediction.kingdom.shape == shape
-    if shape == (5, 5):
-        np.testing.assert_allclose(new.corners, _quad(100, 100, 600, 600), atol=1e-3)
-        assert new.trimmed == frozenset()
-        assert prediction.kingdom[(4, 0)] == CROWNED_WHEAT
-    else:
-        assert new is location
-
-
-def test_a_row_left_out_stays_out_past_the_grids_side_or_the_photo() -> None:
-    image = _with_bottom_row(5)
-    model = MarkedCastleModel()
-    location = BoardLocation(_quad(100, 100, 600, 500), (4, 5), trimmed=frozenset({Side.BOTTOM}))
-    assert restore_tile_rows(image, location, model, grid=4) is None  # type: ignore[arg-type]
-    assert read_kingdom(image, location, model, refine=False)[0] is location  # type: ignore[arg-type]
-    assert restore_tile_rows(image[:580], location, model) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.slow
@@ -510,33 +315,6 @@ class ClarityModel:
 
 RIGHT = BoardLocation(_quad(100, 100, 600, 600), (5, 5))
 OFF = BoardLocation(_quad(150, 100, 650, 600), (5, 5))  # half a square to the right
-
-
-def test_the_outline_whose_squares_read_more_clearly_is_kept() -> None:
-    image = _drawn_kingdom((2, 2))
-    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
-    new, board, prediction = read_kingdom(image, found, ClarityModel())  # type: ignore[arg-type]
-    assert new is RIGHT
-    assert board.shape == (500, 500, 3)
-    assert prediction.kingdom.castle == (2, 2)
-    assert reading_clarity(prediction) > -0.1
-    # The right outline found first stands against a worse alternative.
-    found = BoardLocation(RIGHT.corners, RIGHT.shape, alternatives=(OFF,))
-    assert read_kingdom(image, found, ClarityModel())[0] is found  # type: ignore[arg-type]
-    # Without refining (corners marked by the player) the alternatives are not read.
-    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
-    assert read_kingdom(image, found, ClarityModel(), refine=False)[0] is found  # type: ignore[arg-type]
-
-
-def test_clearest_outline_names_the_outline_taken() -> None:
-    image = _drawn_kingdom((2, 2))
-    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
-    model = ClarityModel()
-    first = read_kingdom(image, BoardLocation(OFF.corners, OFF.shape), model)  # type: ignore[arg-type]
-    outline, reading = clearest_outline(image, found, first, model)  # type: ignore[arg-type]
-    assert outline is RIGHT and reading[0] is RIGHT
-    outline, reading = clearest_outline(image, RIGHT, first, model)  # type: ignore[arg-type]
-    assert outline is None and reading is first
 
 
 def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(

@@ -35,20 +35,15 @@ from scipy.sparse import csr_matrix
 from scorer.rules.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, tileset, tileset_counts
 
 UNPAIRED_COST: Final = float(np.log(20.0))
-"""Cost of a tile square that forms no domino of the set with a neighbour: the same
-as giving it a label 20 times less probable. Chosen on development scenes
-(seeds 5000–5199, never the reported ones); a square left unpaired is still allowed
-because a misread neighbour must not drag a right square with it."""
+"""Cost, in nats, of a tile square that forms no domino of the set with a neighbour: that of
+a label 20 times less probable."""
 
 CANDIDATES: Final = 6
 """Tile labels considered for each square: its most probable ones."""
 
 CANDIDATE_MARGIN: Final = 8.0
-"""... and of those, only labels at most this much costlier than the square's best
-label (a probability ratio of about 3000), plus its best tile label. Pairing can
-never pay for more than twice :data:`UNPAIRED_COST` (the square and one neighbour
-both paired), so this prunes nothing that pairing could choose; only the tile-set
-counts could, on a grid of many look-alike squares."""
+"""Cost, in nats, above a square's best label beyond which a candidate tile label is dropped
+(a probability ratio of about 3000); the square's best tile label is always kept."""
 
 TIME_LIMIT_S: Final = 5.0
 """Cap on the solver's time; the problem is tiny, so this only guards odd inputs."""

@@ -1,24 +1,27 @@
 """Render scores as plain data (for ``--json`` and the app) and as readable text.
 
 The dictionaries here are the JSON the command line prints, which other tools
-read; photo results add keys (``corners``, ``confidence``, ``doubtful``, ``notes``)
-and keep these::
+read; :func:`photo_kingdom_result` adds the keys of a kingdom read from a photo
+(``corners``, ``confidence``, ``doubtful``, ``notes``) to those of
+:func:`kingdom_result`::
 
     {"grid": ["G0 L0 F0 F0 F0", ...],
      "score": {"total": 51, "properties": 36, "harmony": 5, "middle_kingdom": 10},
      "properties": [{"terrain": "forest", "squares": 6, "crowns": 1, "points": 6}],
      "warnings": [{"kind": "too-many-of-pair", "message": "...", "positions": [[0, 1]]}]}
 
+The notes for the player on a kingdom read from a photo are written here too.
 Positions in the data are 0-based ``[row, column]``; the text names them
 1-based, like the line and column numbers of a grid parse error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from scorer.rules.kingdom import Kingdom, Position, position_name
+from scorer.read.params import DEFAULT
+from scorer.rules.kingdom import Cell, Kingdom, Position, position_name
 from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     HARMONY_BONUS,
@@ -34,6 +37,9 @@ from scorer.rules.scoring import (
     side,
     tileset_violations,
 )
+
+if TYPE_CHECKING:
+    from scorer.results.photo import KingdomReport
 
 JSONDict = dict[str, Any]
 
@@ -62,6 +68,182 @@ def kingdom_result(kingdom: Kingdom, rules: Rules) -> JSONDict:
         ],
         "warnings": [violation_dict(v) for v in tileset_violations(kingdom, rules)],
     }
+
+
+def photo_kingdom_result(found: KingdomReport, rules: Rules) -> JSONDict:
+    """Return a kingdom read from a photo as JSON-ready data: :func:`kingdom_result` and its
+    ``corners``, ``confidence``, ``doubtful`` squares (with the likeliest other reading) and
+    ``notes``.
+
+    Parameters
+    ----------
+    found : KingdomReport
+        The kingdom as read, with its corners, confidence, doubtful squares and notes.
+    rules : Rules
+
+    Returns
+    -------
+    dict
+    """
+    return {
+        **kingdom_result(found.kingdom, rules),
+        "corners": [[float(v) for v in point] for point in found.corners],
+        "confidence": found.confidence,
+        "doubtful": [
+            {"square": [r, c], "read": found.kingdom[(r, c)].token, "perhaps": other.token}
+            for (r, c), other in sorted(found.second_choices.items())
+        ],
+        "notes": list(found.warnings),
+    }
+
+
+def corner_points(corners: Iterable[Iterable[float]]) -> list[list[float]]:
+    """Return corners as ``[x, y]`` lists of pixels, rounded to a tenth.
+
+    >>> corner_points([(10.26, 10.04), (160.31, 10.0)])
+    [[10.3, 10.0], [160.3, 10.0]]
+    """
+    return [[round(float(v), 1) for v in point] for point in corners]
+
+
+def confidence_grid(confidence: Iterable[Iterable[float]]) -> list[list[float]]:
+    """Return each square's probability, row by row, rounded to three decimals.
+
+    >>> confidence_grid([[0.98123, 0.5]])
+    [[0.981, 0.5]]
+    """
+    return [[round(float(v), 3) for v in row] for row in confidence]
+
+
+def photo_notes(
+    shape: tuple[int, int],
+    square_px: float,
+    kingdom: Kingdom,
+    second_choices: Mapping[Position, Cell],
+    outline: str | None = None,
+    min_square_px: float = DEFAULT.min_square_px,
+) -> tuple[str, ...]:
+    """Return the notes for the player on a kingdom read from a photo, most important first.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``(rows, columns)`` of the grid found.
+    square_px : float
+        Side of a square in the photo, in pixels (0 when unknown).
+    kingdom : Kingdom
+        The kingdom as read.
+    second_choices : mapping of Position to Cell
+        Each doubtful square with its most probable other reading.
+    outline : str, optional
+        The note that what was read corrected the outline (:func:`outline_note`).
+    min_square_px : float
+        Side of a square, in pixels, below which the player is asked to check crowns.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> photo_notes((5, 4), 100.0, Kingdom.parse("C F0"), {})
+    ('the grid found is 5×4, not square: check the corners',)
+    """
+    notes = [] if outline is None else [outline]
+    rows, cols = shape
+    if rows != cols:
+        notes.append(f"the grid found is {rows}×{cols}, not square: check the corners")
+    small = small_squares_note(square_px, min_square_px)
+    if small:
+        notes.append(small)
+    if second_choices:
+        n = len(second_choices)
+        notes.append(
+            f"{n} square{'s' if n != 1 else ''} read with low confidence, please check: "
+            + doubtful_hint(kingdom, second_choices)
+        )
+    return tuple(notes)
+
+
+def small_squares_note(side: float, limit: float = DEFAULT.min_square_px) -> str | None:
+    """Return the note for a kingdom whose squares are ``side`` pixels across, if under ``limit``.
+
+    >>> small_squares_note(100.0) is None
+    True
+    >>> small_squares_note(25.0)[:36]
+    'the squares are only 25 pixels acros'
+    """
+    if not 0 < side < limit:
+        return None
+    return (
+        f"the squares are only {side:.0f} pixels across in the photo, so crowns may be "
+        "misread: check them, or take the photo closer or at a higher resolution"
+    )
+
+
+def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
+    """Return the note for a kingdom whose outline the squares' reading corrected.
+
+    >>> outline_note((4, 5), (5, 5))
+    'the grid found, 4×5, grew to 5×5 to take in squares read beyond it: check the outline'
+    >>> outline_note((5, 5), (5, 4))
+    'the grid found, 5×5, shrank to 5×4, dropping bare table: check the outline'
+    >>> outline_note((5, 4), (5, 4))
+    'the grid found, 5×4, moved by a row to take in squares read beyond it: check the outline'
+    """
+    rows, cols = found
+    if read[0] * read[1] > rows * cols:
+        change = f"grew to {read[0]}×{read[1]} to take in squares read beyond it"
+    elif read[0] * read[1] < rows * cols:
+        change = f"shrank to {read[0]}×{read[1]}, dropping bare table"
+    else:
+        change = "moved by a row to take in squares read beyond it"
+    return f"the grid found, {rows}×{cols}, {change}: check the outline"
+
+
+def other_outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
+    """Return the note for a kingdom read through another of the outlines detection kept.
+
+    >>> other_outline_note((4, 5), (5, 5))
+    'the seams were faint: 5×5 squares read more clearly than the 4×5 found: check the outline'
+    >>> other_outline_note((5, 5), (5, 5))
+    'the seams were faint: the 5×5 grid, moved, reads more clearly: check the outline'
+    """
+    if found == read:
+        grid = f"{read[0]}×{read[1]}"
+        return (
+            f"the seams were faint: the {grid} grid, moved, reads more clearly: check the outline"
+        )
+    return (
+        f"the seams were faint: {read[0]}×{read[1]} squares read more clearly than the "
+        f"{found[0]}×{found[1]} found: check the outline"
+    )
+
+
+def doubtful_hint(kingdom: Kingdom, second_choices: Mapping[Position, Cell]) -> str:
+    """Return the doubtful squares in words, each with its reading and the likeliest other one.
+
+    Parameters
+    ----------
+    kingdom : Kingdom
+        The kingdom as read.
+    second_choices : mapping of Position to Cell
+        For each doubtful square, the most probable other reading.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> k = Kingdom.parse("M2 W0 C")
+    >>> doubtful_hint(k, {(0, 0): Cell.parse("M1")})
+    'row 1 column 1 (read M2, perhaps M1)'
+    """
+    return ", ".join(
+        f"{position_name(pos)} (read {kingdom[pos].token}, perhaps {other.token})"
+        for pos, other in sorted(second_choices.items())
+    )
 
 
 def score_dict(breakdown: ScoreBreakdown) -> JSONDict:
