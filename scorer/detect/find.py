@@ -1,0 +1,287 @@
+"""Find kingdoms in a photo and rectify each to a canonical image of equal squares.
+
+Detection works on a downscaled copy of the photo:
+
+1. a colour model of the table is learnt from the photo's border, and every
+   pixel far from it is taken as tile (:mod:`scorer.detect.table`);
+2. each large connected area of tiles becomes a few quadrilaterals, their
+   sides snapped onto the strongest edges near them
+   (:mod:`scorer.detect.outlines`, :mod:`scorer.detect.seams`);
+3. each quadrilateral is warped to a square and the grid shape (rows, columns)
+   is read from the periodic seams between the squares; where no outline of an
+   area shows a clear grid (shadow breaks it into pieces), outlines are moved
+   onto the seams, and grids are laid on the lattice of the seams and edges
+   inside it (:mod:`scorer.detect.lattice`);
+4. the chosen grid is grown or shrunk by whole rows to cover the tiles
+   (:mod:`scorer.detect.extent`).
+
+:func:`rectify` then crops each kingdom from the full-resolution photo, so no
+detail is lost. Rows run from the side nearest the top of the photo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from scorer.detect.extent import settle
+from scorer.detect.geometry import BoardLocation, check_corners, order_corners
+from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
+from scorer.detect.outlines import candidate_quads, choose, distinct, has_quad, rivals
+from scorer.detect.params import DEFAULT, DetectParams
+from scorer.detect.seams import locate, one_axis_clear, refine_quad
+from scorer.detect.table import lab
+from scorer.detect.view import View
+from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.rules.kingdom import MAX_SIZE
+
+
+def find_kingdoms(
+    image: np.ndarray,
+    *,
+    corners: np.ndarray | list[list[float]] | list[tuple[float, float]] | None = None,
+    grid: int | None = None,
+    params: DetectParams = DEFAULT,
+) -> list[BoardLocation]:
+    """Find every kingdom in a photo.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        BGR photo, any size.
+    corners : array-like of shape (4, 2), optional
+        Corners marked by the player, in any order; detection is skipped.
+    grid : int, optional
+        Force a square grid of this side (5 or 7) instead of measuring it.
+    params : DetectParams, optional
+        The tuned values to detect with (:data:`scorer.detect.params.DEFAULT`).
+
+    Returns
+    -------
+    list of BoardLocation
+        Ordered left to right, then top to bottom.
+
+    Raises
+    ------
+    BoardNotFoundError
+        No kingdom-sized area of tiles is in the photo.
+    GridNotConsistentError
+        Tiles were found but no consistent grid of equal squares fits them.
+    """
+    _check_image(image, params.work.min_photo_side)
+    if grid is not None and not params.min_side <= grid <= MAX_SIZE:
+        raise ValueError(f"grid must be between {params.min_side} and {MAX_SIZE}, not {grid}")
+    work, scale = _downscale(image, params.work.side)
+    if min(work.shape[:2]) < params.work.min_side:
+        raise BoardNotFoundError(
+            f"no kingdom-sized area of tiles found: the image is {image.shape[1]}×"
+            f"{image.shape[0]} px, too narrow to hold a kingdom"
+        )
+    view = View(work, grid, params)
+    if corners is not None:
+        quad = order_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2))
+        check_corners(quad * scale, params.work.min_side)
+        location = locate(view, quad * scale, require_grid=False)
+        assert location is not None
+        return [_to_original(location, scale)]
+
+    areas = candidate_quads(view.tiles.mask, view.tiles.lit_mask, params.outlines)
+    locations: list[BoardLocation] = []
+    faint: list[BoardLocation] = []
+    for quads in areas:
+        found = _kingdom_in(view, quads)
+        if found is not None:
+            located, clear = found
+            (locations if clear else faint).append(located)
+    # A faint grid is a kingdom only where no clear grid overlaps it.
+    locations = _apart(locations + faint)
+    if not locations:
+        whole = _whole_image(view)
+        if whole is not None:
+            locations = [whole]
+        elif areas:
+            raise GridNotConsistentError(
+                "found tiles but no consistent grid: the seams between the squares do not "
+                "line up into equal squares"
+            )
+        else:
+            why = (
+                ""
+                if view.tiles.found_any
+                else " (the photo shows no colourful tiles apart from the table)"
+            )
+            raise BoardNotFoundError(f"no kingdom-sized area of tiles found{why}")
+    return [_to_original(loc, scale) for loc in _reading_order(locations)]
+
+
+def rectify(
+    image: np.ndarray, location: BoardLocation, square_px: int = DEFAULT.square_px
+) -> np.ndarray:
+    """Warp one kingdom to a canonical top-down image.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The full-resolution BGR photo the location was found in.
+    location : BoardLocation
+        The kingdom's corners and grid shape.
+    square_px : int
+        Side of one square in the output.
+
+    Returns
+    -------
+    ndarray of shape (rows * square_px, cols * square_px, 3)
+        BGR image; row 0 is the side nearest the top of the photo.
+    """
+    rows, cols = location.shape
+    out_w, out_h = cols * square_px, rows * square_px
+    corners = np.asarray(location.corners, dtype=np.float64)
+    # Warp at up to three times the output size, then average down, so fine
+    # texture of a large photo is not aliased away; the cost follows the output.
+    side_px = float(
+        max(np.linalg.norm(corners[1] - corners[0]), np.linalg.norm(corners[3] - corners[0]))
+    )
+    k = int(np.clip(np.ceil(side_px / max(out_w, out_h)), 1, 3))
+    dst = np.array(
+        [[0, 0], [out_w * k, 0], [out_w * k, out_h * k], [0, out_h * k]], dtype=np.float32
+    )
+    h = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    warped = cv2.warpPerspective(
+        image, h, (out_w * k, out_h * k), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    if k > 1:
+        warped = cv2.resize(warped, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    return np.asarray(warped, dtype=np.uint8)
+
+
+def _kingdom_in(view: View, quads: Sequence[np.ndarray]) -> tuple[BoardLocation, bool] | None:
+    """The kingdom in one area of tiles, given its candidate outlines, and whether its grid
+    is clear; None when no outline shows a grid.
+
+    Each outline is snapped onto the edges and measured; where none shows a clear
+    grid, each is moved onto the seams inside it, and failing that grids are laid
+    on the lattice of the seams themselves (one with many squares of bare table is
+    a lattice in the table's grain). A faint grid counts when it is clear along
+    one axis. Outlines nearly as clear as the chosen one are kept as its
+    alternatives.
+    """
+    params, grid = view.params, view.grid
+    min_seam = params.seams.min_seam_score
+    lit_mask = view.tiles.lit_mask
+    refined: list[np.ndarray] = []
+    for q in quads:
+        r = refine_quad(view, q)
+        # Outlines often snap onto the same edges.
+        if not has_quad(refined, r, params.outlines, params.outlines.same_refined_px):
+            refined.append(r)
+    tried = [locate(view, q, require_grid=False) for q in refined]
+    if all(loc is None or loc.score < min_seam for loc in tried):
+        # No outline of this area shows a clear grid: move each onto the seams inside it.
+        tried = [loc and onto_seams(view, loc) for loc in tried]
+    best = choose(tried, lit_mask, params)
+    located: BoardLocation | None = None
+    if best.score < min_seam:
+        # Still none: lay grids on the lattice of the seams themselves.
+        guessed = [
+            locate(view, refine_quad(view, q), require_grid=False)
+            for q in seam_lattice_guesses(view, quads, lit_mask)
+        ]
+        guess = choose(tried + guessed, lit_mask, params)
+        if any(guess is g for g in guessed):
+            laid = settle(view, guess)
+            if not too_bare(laid, params.lattice):
+                best, located = guess, laid
+                tried += guessed
+    clear = grid is not None or best.score >= min_seam
+    if not clear and not one_axis_clear(view, best):
+        return None
+    if located is None:
+        located = settle(view, best)
+    others = rivals(tried, best, params.outlines) if grid is None else []
+    if others:
+        settled = [settle(view, o) for o in others]
+        located = replace(located, alternatives=distinct(located, settled, params.outlines))
+    return located, clear
+
+
+def _check_image(image: np.ndarray, min_side: int) -> None:
+    """Refuse what is not a BGR uint8 image, or is too small to hold a kingdom."""
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected a BGR uint8 image of shape (H, W, 3), got {image.shape}")
+    if min(image.shape[:2]) < min_side:
+        raise BoardNotFoundError(
+            f"no kingdom-sized area of tiles found: the image is only "
+            f"{image.shape[1]}×{image.shape[0]} px"
+        )
+
+
+def _downscale(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    """The image shrunk so its longest side is at most ``side``, and the scale applied."""
+    scale = min(1.0, side / max(image.shape[:2]))
+    if scale >= 1.0:
+        return image, 1.0
+    h, w = image.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    return small.astype(np.uint8), scale
+
+
+def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
+    """A location found in the work image, its alternatives too, in the photo's pixels."""
+    return replace(
+        location,
+        corners=location.corners / scale,
+        alternatives=tuple(_to_original(a, scale) for a in location.alternatives),
+    )
+
+
+def _whole_image(view: View) -> BoardLocation | None:
+    """The photo itself as one kingdom, when it is a cropped, rectified board."""
+    p = view.params.outlines
+    h, w = view.work.shape[:2]
+    narrowest, widest = p.whole_aspect
+    if not narrowest <= w / h <= widest:
+        return None
+    colours = lab(view.work)
+    chroma = np.hypot(colours[..., 1], colours[..., 2])
+    if (chroma > p.whole_chroma).mean() < p.whole_colourful:
+        return None
+    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    return locate(view, quad, require_grid=True)
+
+
+def _apart(locations: list[BoardLocation]) -> list[BoardLocation]:
+    """Kingdoms that do not overlap, earlier first: an area may be tried whole and in parts."""
+    kept: list[BoardLocation] = []
+    for loc in locations:
+        if not any(_overlap(loc, other) for other in kept):
+            kept.append(loc)
+    return kept
+
+
+def _overlap(a: BoardLocation, b: BoardLocation) -> bool:
+    """Whether either kingdom's centre lies inside the other."""
+    for inner, outer in ((a, b), (b, a)):
+        centre = inner.corners.mean(axis=0)
+        contour = outer.corners.astype(np.float32).reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) >= 0:
+            return True
+    return False
+
+
+def _reading_order(locations: list[BoardLocation]) -> list[BoardLocation]:
+    """Sort kingdoms left to right within rows, rows top to bottom."""
+    items = sorted(locations, key=lambda loc: float(loc.corners[:, 1].mean()))
+    rows: list[list[BoardLocation]] = []
+    for loc in items:
+        cy = float(loc.corners[:, 1].mean())
+        if rows:
+            first = rows[-1][0]
+            if first.corners[:, 1].min() <= cy <= first.corners[:, 1].max():
+                rows[-1].append(loc)
+                continue
+        rows.append([loc])
+    return [loc for row in rows for loc in sorted(row, key=lambda c: float(c.corners[:, 0].mean()))]

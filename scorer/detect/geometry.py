@@ -1,0 +1,288 @@
+"""Where a kingdom lies: its corners, grid and sides, and the geometry of quadrilaterals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import cv2
+import numpy as np
+
+from scorer.rules.errors import BoardNotFoundError
+from scorer.rules.kingdom import Position
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where one kingdom lies in a photo.
+
+    Attributes
+    ----------
+    corners : ndarray of shape (4, 2)
+        Pixel coordinates in the original image, clockwise from the top-left
+        corner (the corner of row 0, column 0).
+    shape : tuple of int
+        ``(rows, columns)`` of the kingdom's grid.
+    empty : frozenset of (row, column)
+        Squares that look like bare table rather than tile.
+    score : float
+        Strength of the seam grid that was found (higher is clearer); 0 when
+        the corners came from the user and no grid was measured.
+    tiles : frozenset of (row, column)
+        Squares that are clearly tile, unlike the table all over.
+    trimmed : frozenset of Side
+        Sides where a row within the seams' outline was left out, its colours
+        those of the table (see :func:`scorer.detect.extent.fit_extent`).
+    alternatives : tuple of BoardLocation
+        Other outlines of the same tiles whose seams were nearly as clear
+        (:func:`scorer.detect.outlines.rivals`); reading the squares decides between them
+        (:func:`scorer.pipeline.clearest_outline`).
+    """
+
+    corners: np.ndarray
+    shape: tuple[int, int]
+    empty: frozenset[Position] = field(default_factory=frozenset)
+    score: float = 0.0
+    tiles: frozenset[Position] = field(default_factory=frozenset)
+    trimmed: frozenset[Side] = field(default_factory=frozenset)
+    alternatives: tuple[BoardLocation, ...] = ()
+
+
+class Side(StrEnum):
+    """A side of a kingdom's grid: row 0 is the top, column 0 the left."""
+
+    TOP = "top"
+    BOTTOM = "bottom"
+    LEFT = "left"
+    RIGHT = "right"
+
+    @property
+    def opposite(self) -> Side:
+        """The side across the grid."""
+        return {
+            Side.TOP: Side.BOTTOM,
+            Side.BOTTOM: Side.TOP,
+            Side.LEFT: Side.RIGHT,
+            Side.RIGHT: Side.LEFT,
+        }[self]
+
+    @property
+    def across(self) -> bool:
+        """Whether this side's rows run across the grid (top and bottom)."""
+        return self in (Side.TOP, Side.BOTTOM)
+
+
+def extend_location(location: BoardLocation, side: Side, by: int = 1) -> BoardLocation:
+    """The kingdom grown by ``by`` rows (or columns) of squares beyond one side.
+
+    The new squares follow the grid's perspective; a negative ``by`` takes rows
+    off that side instead. Squares in ``empty`` and ``tiles`` keep their place
+    (renumbered when the grid changes at the top or left); new squares are in
+    neither. A side grown is no longer one of the ``trimmed``.
+
+    Parameters
+    ----------
+    location : BoardLocation
+    side : Side
+    by : int
+        Rows to add (negative: to take off).
+
+    Returns
+    -------
+    BoardLocation
+
+    Examples
+    --------
+    >>> corners = np.array([[0, 0], [400, 0], [400, 500], [0, 500]], float)
+    >>> seen = BoardLocation(corners, (5, 4), tiles=frozenset({(0, 0)}))
+    >>> grown = extend_location(seen, Side.LEFT)
+    >>> grown.shape, grown.corners[0].tolist(), sorted(grown.tiles)
+    ((5, 5), [-100.0, 0.0], [(0, 1)])
+    >>> extend_location(seen, Side.TOP, -1).tiles
+    frozenset()
+    """
+    rows, cols = location.shape
+    r0, r1, c0, c1 = move(0, rows, 0, cols, side, by)
+    if r1 - r0 < 1 or c1 - c0 < 1:
+        raise ValueError(f"a {rows}×{cols} grid cannot lose {-by} rows at the {side}")
+
+    def shifted(cells: frozenset[Position]) -> frozenset[Position]:
+        return frozenset((r - r0, c - c0) for r, c in cells if r0 <= r < r1 and c0 <= c < c1)
+
+    return BoardLocation(
+        _grid_quad(location, (r0, r1, c0, c1)),
+        (r1 - r0, c1 - c0),
+        shifted(location.empty),
+        location.score,
+        shifted(location.tiles),
+        location.trimmed - {side} if by > 0 else location.trimmed,
+    )
+
+
+def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLocation]:
+    """The row (or column) of squares ``depth`` rows outside each side of a kingdom.
+
+    Parameters
+    ----------
+    location : BoardLocation
+    depth : int
+        1 for the row just outside, 2 for the one after it, and so on.
+
+    Returns
+    -------
+    dict of Side to BoardLocation
+        A one-square-deep location along each side, in the grid's perspective.
+
+    Examples
+    --------
+    >>> corners = np.array([[0, 0], [400, 0], [400, 500], [0, 500]], float)
+    >>> strips = beyond_side(BoardLocation(corners, (5, 4)))
+    >>> strips[Side.TOP].shape, strips[Side.TOP].corners[0].tolist()
+    ((1, 4), [0.0, -100.0])
+    >>> strips[Side.RIGHT].shape, strips[Side.RIGHT].corners[1].tolist()
+    ((5, 1), [500.0, 0.0])
+    >>> beyond_side(BoardLocation(corners, (5, 4)), 2)[Side.BOTTOM].corners[0].tolist()
+    [0.0, 600.0]
+    """
+    rows, cols = location.shape
+    d = depth
+    extents = {
+        Side.TOP: (-d, 1 - d, 0, cols),
+        Side.BOTTOM: (rows + d - 1, rows + d, 0, cols),
+        Side.LEFT: (0, rows, -d, 1 - d),
+        Side.RIGHT: (0, rows, cols + d - 1, cols + d),
+    }
+    return {
+        side: BoardLocation(_grid_quad(location, ext), (ext[1] - ext[0], ext[3] - ext[2]))
+        for side, ext in extents.items()
+    }
+
+
+def grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The homography from grid units (x along the columns, y along the rows) to the photo.
+
+    Parameters
+    ----------
+    corners : ndarray of shape (4, 2)
+        The grid's corners in the photo, clockwise from the corner of row 0, column 0.
+    shape : tuple of int
+        ``(rows, columns)`` of the grid.
+
+    Returns
+    -------
+    ndarray of shape (3, 3)
+
+    Examples
+    --------
+    >>> quad = np.array([[10, 20], [60, 20], [60, 120], [10, 120]], float)
+    >>> h = grid_homography(quad, (4, 2))  # 4 rows of 2 squares, 25 px each
+    >>> cv2.perspectiveTransform(np.array([[[1.0, 2.0]]]), h).round(6).tolist()
+    [[[35.0, 70.0]]]
+    """
+    rows, cols = shape
+    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    to_photo = cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32).reshape(4, 2))
+    return np.asarray(to_photo, np.float64)
+
+
+def order_corners(points: np.ndarray) -> np.ndarray:
+    """Order four corners clockwise, starting at the top-left.
+
+    The first side (corner 0 to corner 1) is the side whose midpoint is
+    highest in the image, so row 0 of the grid is the side nearest the top.
+
+    Parameters
+    ----------
+    points : ndarray of shape (4, 2)
+        Corners of a convex quadrilateral in any order.
+
+    Returns
+    -------
+    ndarray of shape (4, 2)
+
+    Examples
+    --------
+    >>> order_corners(np.array([[10, 10], [0, 10], [0, 0], [10, 0]], float)).tolist()
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y points down)
+    mid_y = [(pts[i, 1] + pts[(i + 1) % 4, 1]) / 2 for i in range(4)]
+    top = int(np.argmin(mid_y))
+    return np.roll(pts, -top, axis=0)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """Parse ``x1,y1,x2,y2,x3,y3,x4,y4`` into a (4, 2) array.
+
+    Examples
+    --------
+    >>> parse_corners("0,0, 10,0, 10,10, 0,10").shape
+    (4, 2)
+    """
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"corners must be eight numbers x1,y1,...,x4,y4, not {text!r}") from None
+    if len(values) != 8:
+        raise ValueError(f"corners must be eight numbers x1,y1,...,x4,y4, got {len(values)}")
+    return np.array(values, dtype=np.float64).reshape(4, 2)
+
+
+def check_corners(quad: np.ndarray, min_side: int) -> None:
+    """Refuse marked corners that do not outline a four-sided area (in working pixels)."""
+    contour = quad.reshape(-1, 1, 2).astype(np.float32)
+    if not cv2.isContourConvex(contour) or cv2.contourArea(contour) < min_side**2:
+        raise BoardNotFoundError(
+            "the four corners marked do not outline a kingdom: mark four distinct corners "
+            "of the kingdom, going round it"
+        )
+
+
+def move(r0: int, r1: int, c0: int, c1: int, side: Side, by: int) -> tuple[int, int, int, int]:
+    """The extent ``r0, r1, c0, c1`` grown by ``by`` rows (negative: shrunk) at ``side``."""
+    if side == Side.TOP:
+        return r0 - by, r1, c0, c1
+    if side == Side.BOTTOM:
+        return r0, r1 + by, c0, c1
+    if side == Side.LEFT:
+        return r0, r1, c0 - by, c1
+    return r0, r1, c0, c1 + by
+
+
+def intersect(
+    l1: tuple[np.ndarray, np.ndarray],
+    l2: tuple[np.ndarray, np.ndarray],
+) -> np.ndarray | None:
+    """Where two lines (point, direction) cross; None when they are parallel."""
+    (p, r), (q, s) = l1, l2
+    cross = r[0] * s[1] - r[1] * s[0]
+    if abs(cross) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * s[1] - (q[1] - p[1]) * s[0]) / cross
+    return np.asarray(p + t * r, dtype=np.float64)
+
+
+def quad_from_lines(lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """Corners where four side lines, in order round the outline, meet; None unless convex."""
+    corners = []
+    for j in range(4):
+        p = intersect(lines[j - 1], lines[j])
+        if p is None:
+            return None
+        corners.append(p)
+    quad = np.array(corners)
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    return quad
+
+
+def _grid_quad(location: BoardLocation, extent: tuple[int, int, int, int]) -> np.ndarray:
+    """Photo corners of the grid rows ``r0..r1`` and columns ``c0..c1`` of a location."""
+    to_photo = grid_homography(location.corners, location.shape)
+    r0, r1, c0, c1 = extent
+    points = np.array([[c0, r0], [c1, r0], [c1, r1], [c0, r1]], np.float32).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(points, to_photo), dtype=np.float64).reshape(4, 2)
