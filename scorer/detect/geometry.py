@@ -37,7 +37,7 @@ class BoardLocation:
     alternatives : tuple of BoardLocation
         Other outlines of the same tiles whose seams were nearly as clear
         (:func:`scorer.detect.outlines.rivals`); reading the squares decides between them
-        (:func:`scorer.pipeline.clearest_outline`).
+        (:func:`scorer.read.corrections.clearest_outline`).
     """
 
     corners: np.ndarray
