@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from scorer.lab.datasets import data_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_images" / "sample_board.jpg"
 
 
-def data_dir() -> Path | None:
-    """The labelled data: ``$KINGDOMINO_DATA`` or ``../shared/data`` beside the checkout."""
-    env = os.environ.get("KINGDOMINO_DATA")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "data")
-    for path in candidates:
-        if (path / "aau-boards").is_dir():
-            return path
-    return None
-
-
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The large data sets; skips the test, with the reason, when they are absent."""
-    path = data_dir()
-    if path is None:
-        pytest.skip("labelled data not found: set KINGDOMINO_DATA or place it at ../shared/data")
-    return path
+    """The large data sets (:func:`scorer.lab.datasets.data_dir`); skips the test, with the
+    reason, when they are absent."""
+    try:
+        return data_dir()
+    except FileNotFoundError as err:
+        pytest.skip(str(err))
 
 
 @pytest.fixture(scope="session")

@@ -55,13 +55,10 @@ PHONE_LABEL_FIXES: Final[Mapping[str, str]] = {
 }
 """Phone crops whose folder is plainly wrong, and the label they get here.
 
-Found by looking at every crop that the cross-validated classifier read
-differently from its folder (136 tile crops) and changing only those where
-the picture leaves no doubt: the terrain is plainly another, or more crowns
-than the folder says sit inside the square in full view. Fewer crowns in view
-is not evidence, as many crops cut a crown off. A random sample of 160 crops
-the classifier agreed with showed no wrong folder. Training uses these
-labels; ``python -m scorer.evaluate`` reports phone figures against both.
+Only crops whose picture leaves no doubt: the terrain is plainly another, or more
+crowns than the folder says sit inside the square in full view (fewer crowns in
+view is not evidence, as many crops cut a crown off). Training uses these labels;
+``python -m scorer.evaluate`` reports phone figures against both.
 """
 
 

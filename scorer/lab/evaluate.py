@@ -54,19 +54,14 @@ TOKENS: Final = tuple(c.token for c in ALL_CELLS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the three evaluations, print them and write the report files."""
-    given = list(sys.argv[1:] if argv is None else argv)
-    if "--photos" in given:  # detection and end to end on photos: scorer.lab.evaluate_photos
+    """Run the three evaluations, print them and write the report files; with
+    ``--photos``, run :func:`scorer.lab.evaluate_photos.main` on the other options."""
+    mode, rest = _mode_parser().parse_known_args(argv)
+    if mode.photos:
         from scorer.lab import evaluate_photos
 
-        return evaluate_photos.main([a for a in given if a != "--photos"])
-    parser = argparse.ArgumentParser(prog="python -m scorer.evaluate", description=__doc__)
-    parser.add_argument("--data", help="the labelled data folder (default: ../shared/data)")
-    parser.add_argument("--out", default=str(MODEL_DIR), help="where to write the report")
-    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
-    args = parser.parse_args(argv)
+        return evaluate_photos.main(rest)
+    args = _parser().parse_args(rest)
     start = time.perf_counter()
     root = datasets.data_dir(args.data)
     result = evaluate(root, folds=args.folds, seed=args.seed, jobs=args.jobs)
@@ -79,6 +74,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / REPORT_FILE).write_text(report, encoding="utf-8")
     print(f"wrote {out / REPORT_FILE} and {out / EVALUATION_FILE}", file=sys.stderr)
     return 0
+
+
+def _mode_parser() -> argparse.ArgumentParser:
+    """Finds ``--photos`` anywhere on the line and leaves every other word, in order."""
+    mode = argparse.ArgumentParser(add_help=False)
+    mode.add_argument("--photos", action="store_true")
+    return mode
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scorer.evaluate", description=__doc__)
+    parser.add_argument(
+        "--photos",
+        action="store_true",
+        help="measure detection and the whole pipeline on photos instead "
+        "(python -m scorer.evaluate_photos, whose options then apply: --photos --help)",
+    )
+    parser.add_argument("--data", help="the labelled data folder (default: ../shared/data)")
+    parser.add_argument("--out", default=str(MODEL_DIR), help="where to write the report")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
+    return parser
 
 
 def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[str, Any]:

@@ -26,10 +26,13 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from scorer.detect import BoardLocation, find_kingdoms, grid_homography
+from scorer.detect.params import DEFAULT as DETECT_DEFAULT
+from scorer.detect.params import DetectParams, with_overrides
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
-from scorer.lab.synth import Scene, make_scene
+from scorer.lab.synth import Scene, SceneKingdom, make_scene
 from scorer.pipeline import read_board, read_kingdom, score_photo, square_side_px
 from scorer.read.classify import BoardPrediction
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
@@ -83,7 +86,12 @@ class Reader:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation and write the report."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        detect_params = with_overrides(DETECT_DEFAULT, args.set)
+    except ValueError as err:
+        parser.error(f"--set: {err}")
     root = data_dir(args.data)
     boards = load_aau_boards(root)
     classify = _classifier(args.no_model, args.model)
@@ -98,8 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         fold_boards, fold_classify = folds[seed % len(folds)]
         if fold_classify is not None:
             reader_of.update({b.name: fold_classify for b in fold_boards})
-        results.extend(evaluate_scene(make_scene(seed, fold_boards), fold_classify))
+        scene = make_scene(seed, fold_boards)
+        results.extend(evaluate_scene(scene, fold_classify, params=detect_params))
     synthetic = summarise(results)
+    if args.set:
+        synthetic["detect_overrides"] = list(args.set)
     synthetic["seconds"] = round(time.perf_counter() - started, 1)
     synthetic["classifier"] = (
         "none"
@@ -171,17 +182,22 @@ def evaluate_scenes(
     boards: Sequence[Board],
     seeds: Sequence[int] | range,
     classify: Reader | None = None,
+    *,
+    params: DetectParams = DETECT_DEFAULT,
 ) -> list[SceneResult]:
-    """Detect (and read) the kingdoms of one synthetic scene per seed."""
+    """Detect (and read) the kingdoms of one synthetic scene per seed, detecting with
+    ``params``."""
     results = []
     for seed in seeds:
         scene = make_scene(seed, boards)
-        results.extend(evaluate_scene(scene, classify))
+        results.extend(evaluate_scene(scene, classify, params=params))
     return results
 
 
-def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneResult]:
-    """Match detected kingdoms to the true ones and measure each.
+def evaluate_scene(
+    scene: Scene, classify: Reader | None = None, *, params: DetectParams = DETECT_DEFAULT
+) -> list[SceneResult]:
+    """Match detected kingdoms to the true ones and measure each, detecting with ``params``.
 
     With a reader, each kingdom found is read as the pipeline reads it
     (:func:`scorer.pipeline.read_kingdom`), which may correct its outline (drop
@@ -189,7 +205,7 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
     as read.
     """
     try:
-        found = find_kingdoms(scene.image)
+        found = find_kingdoms(scene.image, params=params)
     except BoardNotFoundError:
         found = []
     readings: list[tuple[BoardLocation, BoardPrediction | None]] = (
@@ -198,14 +214,9 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
         else [(loc, None) for loc in found]
     )
     results = []
-    for truth in scene.kingdoms:
-        side = _mean_side(truth.corners)
-        best: tuple[BoardLocation, BoardPrediction | None] | None = None
-        best_err = np.inf
-        for reading in readings:
-            err = corner_error(reading[0].corners, truth.corners) / side
-            if err < best_err:
-                best, best_err = reading, err
+    match = match_kingdoms([loc for loc, _ in readings], scene.kingdoms)
+    for truth, (index, best_err) in zip(scene.kingdoms, match, strict=True):
+        best = None if index is None else readings[index]
         ok = best is not None and best_err < FOUND_ERROR
         result = SceneResult(
             seed=scene.seed,
@@ -234,6 +245,42 @@ def evaluate_scene(scene: Scene, classify: Reader | None = None) -> list[SceneRe
             result.cells_correct_true_corners = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results
+
+
+def match_kingdoms(
+    found: Sequence[BoardLocation], truths: Sequence[SceneKingdom]
+) -> list[tuple[int | None, float]]:
+    """Pair the kingdoms found with the true ones, each found kingdom with one true one at most.
+
+    The pairs minimise the sum of the corner errors (:func:`corner_error` as a share of
+    the true kingdom's mean side) over all pairings (``linear_sum_assignment``).
+
+    Returns
+    -------
+    list of (int or None, float)
+        For each true kingdom, the index of its found kingdom and their relative corner
+        error, or ``(None, inf)`` where every found kingdom went to another.
+
+    Examples
+    --------
+    >>> from scorer.lab.synth import SceneKingdom
+    >>> from scorer.rules.kingdom import Kingdom
+    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    >>> truth = SceneKingdom(square, Kingdom.parse("C"), "b")
+    >>> match_kingdoms([BoardLocation(square + [1, 0], (1, 1))], [truth, truth])
+    [(0, 0.1), (None, inf)]
+    """
+    errors = np.array(
+        [
+            [corner_error(f.corners, t.corners) / _mean_side(t.corners) for f in found]
+            for t in truths
+        ]
+    ).reshape(len(truths), len(found))
+    pairs = dict(zip(*(r.tolist() for r in linear_sum_assignment(errors)), strict=True))
+    return [
+        (pairs[t], float(errors[t, pairs[t]])) if t in pairs else (None, np.inf)
+        for t in range(len(truths))
+    ]
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
@@ -656,6 +703,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-write", action="store_true", help="print only; write no report files")
     p.add_argument("--out", default=str(_REPO / "models" / "photo_evaluation.md"))
     p.add_argument("--overlays", default="/tmp/kingdomino-overlays")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="GROUP.FIELD=VALUE",
+        help="detect the synthetic scenes with a tuned value changed, e.g. "
+        "extent.dark_row_ratio=1.4 (repeatable; see scorer.detect.params)",
+    )
     return p
 
 

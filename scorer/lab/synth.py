@@ -24,7 +24,6 @@ from typing import Final
 import cv2
 import numpy as np
 
-from scorer.detect import order_corners
 from scorer.lab.datasets import Board
 from scorer.rules.kingdom import CASTLE, EMPTY, Kingdom
 
@@ -42,8 +41,9 @@ class SceneKingdom:
     Attributes
     ----------
     corners : ndarray of shape (4, 2)
-        True corners in the scene image, clockwise from the top-left corner
-        (the convention of :func:`scorer.detect.order_corners`).
+        True corners in the scene image: the board's corners carried into the photo
+        by the scene's camera, clockwise, from the corner where the side nearest the
+        top of the photo starts (the order in which detection reports a kingdom).
     kingdom : Kingdom
         The labels in the photo's orientation; removed squares are empty.
     board : str
@@ -493,19 +493,19 @@ def degrade(rng: _Rng, photo: _Image) -> _Image:
 
 
 def _photo_orientation(corners: np.ndarray, kingdom: Kingdom) -> tuple[np.ndarray, Kingdom]:
-    """Order the corners as detection does, and turn the labels to match.
+    """Start the corners at the photo's top side, and turn the labels to match.
 
-    ``corners`` are the images of the label's TL, TR, BR, BL. If the corner that
-    becomes the photo's top-left is the label's corner ``k``, the labels are
-    turned clockwise ``(4 - k) % 4`` times.
+    ``corners`` are the label's TL, TR, BR, BL carried through the camera, so they
+    run clockwise in the photo too. The side whose middle is highest in the photo
+    becomes the first (corner 0 to corner 1); if it starts at the label's corner
+    ``k``, the labels are turned clockwise ``(4 - k) % 4`` times.
     """
-    ordered = order_corners(corners)
-    k = int(np.argmin(np.linalg.norm(corners - ordered[0], axis=1)))
-    for _ in range((4 - k) % 4):
-        kingdom = kingdom.rotate()
     if _clockwise(corners) < 0:  # never happens with a camera, kept as a guard
         raise AssertionError("the camera mirrored the table")
-    return ordered, kingdom
+    k = int(np.argmin(corners[:, 1] + np.roll(corners[:, 1], -1)))  # side k runs k → k + 1
+    for _ in range((4 - k) % 4):
+        kingdom = kingdom.rotate()
+    return np.roll(corners, -k, axis=0), kingdom
 
 
 def _clockwise(corners: np.ndarray) -> float:

@@ -15,7 +15,8 @@ gives the same model, and a model that does not fit its own training crops is
 refused rather than written.
 
 The helpers here (:func:`collect_tiles`, :func:`featurize`, :func:`fit_model`)
-are shared with :mod:`scorer.lab.evaluate`, which uses them to train on folds.
+are shared with :mod:`scorer.lab.evaluate`, which uses them to train on folds; the
+fitting itself is :mod:`scorer.lab.fit`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import sklearn
 from scorer.detect import BoardLocation, rectify
 from scorer.lab import datasets
 from scorer.lab.datasets import Tile
+from scorer.lab.fit import fit_cell_classifier, learn_visual_words
 from scorer.lab.synth import degrade, make_scene
 from scorer.read.cells import (
     FEATURE_SIZE,
@@ -45,14 +47,9 @@ from scorer.read.cells import (
     VISUAL_WORDS,
     WORDS_FILE,
     cells_features,
-    learn_visual_words,
     words_resource,
 )
-from scorer.read.classify import (
-    MODEL_DIR,
-    CellClassifier,
-    save_model,
-)
+from scorer.read.classify import MODEL_DIR, CellClassifier, save_model
 
 SOURCES: Final = ("aau", "phone", "duel")
 """The data sets: ``aau-boards``, ``phone-tiles`` and ``mighty-duel/tiles``."""
@@ -63,24 +60,16 @@ WORD_SOURCES: Final = ("aau",)
 JITTERED_VIEWS: Final = 2
 """Jittered copies of each crop (each in a random 90° turn) added to the crop as it is.
 
-Nearly every feature is invariant to 90° turns, so the four turns of every crop
-would cost four times the time and add little; the jittered copies turn at random.
-Every other copy, from the second on, is photo-like (see :func:`augment`): the
-square as a phone photo shows it, between 20 and 100 pixels across, blurred,
-noisy and JPEG-compressed. Against one plain jittered copy, the photo-like copy
-reads squares of synthetic photos through their true corners better (96.7%
-against 93.4% on 40 held-out scenes) and keeps the held-out figures of
-``python -m scorer.evaluate`` within a few squares (see the README)."""
+Nearly every feature is invariant to 90° turns, so the jittered copies turn at
+random rather than each crop being seen in all four turns. Every other copy, from
+the second on, is photo-like (see :func:`augment`): the square as a phone photo
+shows it, between 20 and 100 pixels across, blurred, noisy and JPEG-compressed."""
 
 SCENES: Final = 400
 """Synthetic table photos whose squares, cut through the true corners, are trained on.
 
 Each square keeps its board's kingdom as its group, so a fold that holds a
-kingdom out holds out its scene squares too. On 400 development scenes built
-from held-out kingdoms (seeds 11000–11399), read through the true corners by
-two fold classifiers with one learner each, scene squares from 600 other
-scenes cut the wrong squares from 321 to 132 of 13005: bare table read as
-lake or wheat, wheat in dim light read as grassland, the castle read as a lake."""
+kingdom out holds out its scene squares too."""
 
 SCENE_SEED: Final = 100_000
 """First seed of the training scenes; every evaluation draws its scenes far below it."""
@@ -88,24 +77,13 @@ SCENE_SEED: Final = 100_000
 MEMBERS: Final = 2
 """Learners in the model, each fitted on the crops as they are plus its own jittered copies.
 
-Their probabilities are averaged (:class:`scorer.read.classify.CellClassifier`).
-Two learners that saw different random augmentations misread fewer squares
-than one: read through detection, 400 held-out development scenes (seeds
-11000-11399, the two held-out classifiers of ``python -m scorer.evaluate_photos
---held-out``) had 169 squares wrong against 204; three learners were no better
-than two (169), and one learner fitted on both sets of copies fell between
-(190). Each learner adds its trees to the model file and about 6 ms to a board."""
+Their probabilities are averaged (:class:`scorer.read.classify.CellClassifier`), which
+steadies the squares a single learner reads by chance."""
 
 BLEND_WEIGHT: Final = 0.3
 """Share of a perceptron, fitted beside the boosted trees, in the model's probabilities.
 
-The two kinds of learner err on different squares. 5-fold CV with one boosted
-learner: phone crops wrong 134 alone, 129 and 127 (two perceptron seeds) at 0.3,
-128 at 0.2, 144 at 0.5; aau squares wrong 6 at 0.3 as alone. With the model's two
-learners, ``python -m scorer.evaluate``: phone tiles 97.98% against 97.81%, aau
-squares before decoding 99.51% against 99.37% (after decoding 99.58% both).
-Chosen on the same folds that report it, so those figures are a little
-optimistic. The perceptron adds about 5 ms to a board and 0.9 MB to the file."""
+The two kinds of learner err on different squares."""
 
 MODEL_PARAMS: Final[dict[str, Any]] = {
     "kind": "hgb",
@@ -118,7 +96,8 @@ MODEL_PARAMS: Final[dict[str, Any]] = {
     "blend_weight": BLEND_WEIGHT,
     "random_state": 0,
 }
-"""The classifier chosen by grouped cross-validation (see ``models/evaluation.md``)."""
+"""The classifier's settings (:func:`scorer.lab.fit.fit_cell_classifier`), chosen by grouped
+cross-validation (see ``models/evaluation.md``)."""
 
 EVALUATION_FILE: Final = "evaluation.json"
 
@@ -126,12 +105,7 @@ MIN_TRAINING_ACCURACY: Final = 0.97
 """Share of its own training crops a written model must read right (:func:`training_accuracy`)."""
 
 OVEREXPOSED_SHARE: Final = 0.3
-"""Share of photo-like copies that are over-exposed (see :func:`augment`).
-
-Read through detection, 400 held-out development scenes (seeds 11000-11399, the
-two held-out classifiers of ``python -m scorer.evaluate_photos --held-out``) had
-240 squares wrong with it against 263 without; darker copies instead (brightness
-down to 0.45) made it worse, 143 against 125 on the first 200."""
+"""Share of photo-like copies that are over-exposed (see :func:`augment`)."""
 
 OVEREXPOSURE: Final = (1.1, 1.6)
 """Range of the exposure gain of an over-exposed copy."""
@@ -139,15 +113,8 @@ OVEREXPOSURE: Final = (1.1, 1.6)
 HUE_SHIFT: Final = (2.0, 2.5)
 """Largest hue shift (OpenCV units, 180 to a turn) of a jittered copy: plain, photo-like.
 
-A wheat field's hue is about 26, the bare wooden table of the ``aau-boards``
-about 20. With shifts up to 4 and 5, the table's two squares where a domino is
-missing were read as wheat on three boards held out by kingdom; at 2 and 2.5,
-on one (5-fold CV, one learner: 6 squares wrong against 8; shifts of 1 and of
-3 and 3.5 gave 6 and 7). The phone crops wrong rose from 132 to 134 (137 and
-139), within the spread of about ±8 between near-identical runs. With the
-model's two learners, ``python -m scorer.evaluate`` gave 99.58% of those squares
-right against 99.44%, phone tiles 97.81% against 97.79%. Chosen on these folds,
-so the held-out figures it gives are a little optimistic."""
+A wheat field's hue is about 26 and the bare wooden table of the ``aau-boards``
+about 20: the shifts stay well inside the gap between them."""
 
 PHOTO_SIDES: Final = (20, 100)
 """Smallest and largest side, in pixels, at which a photo-like copy sees its square."""
@@ -242,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "feature_size": FEATURE_SIZE,
         "visual_words_sha256": model.words_sha256_,
         "classes": [str(c) for c in model.classes_],
-        "params": model.get_params(),
+        "params": model_params(args.seed),
         "seed": args.seed,
         "augmentation": describe_augmentation(args.views, MEMBERS),
         "training_accuracy": round(fitted, 4),
@@ -406,10 +373,15 @@ def _scene_chunk(
     return X, [t.cell.token for t in tiles], [t.group for t in tiles]
 
 
+def model_params(seed: int = 0, **params: Any) -> dict[str, Any]:
+    """:data:`MODEL_PARAMS` seeded with ``seed`` and overridden by ``params``, sorted by name."""
+    return dict(sorted({**MODEL_PARAMS, "random_state": seed, **params}.items()))
+
+
 def fit_model(features: FeatureSet, seed: int = 0, **params: Any) -> CellClassifier:
-    """Fit a :class:`CellClassifier` with :data:`MODEL_PARAMS` (overridden by ``params``)."""
-    chosen = {**MODEL_PARAMS, "random_state": seed, **params}
-    return CellClassifier(**chosen).fit(features.X, features.y, member=features.member)
+    """Fit a :class:`CellClassifier` on ``features`` with :func:`model_params`."""
+    chosen = model_params(seed, **params)
+    return fit_cell_classifier(features.X, features.y, member=features.member, **chosen)
 
 
 def training_accuracy(model: CellClassifier, features: FeatureSet) -> float:

@@ -36,7 +36,7 @@ from typing import BinaryIO, Final
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from PIL import ExifTags, Image
+from PIL import ExifTags, Image, ImageOps
 
 from scorer.rules.errors import ImageTooLargeError, NotAnImageError
 
@@ -183,10 +183,9 @@ def load_image_with_info(
             raise NotAnImageError(_corrupt_message(kind, data, err)) from None
         orientation = _orientation(im)
         try:
-            array = _to_bgr(im)
+            array = _to_bgr(_upright(im, orientation))
         except Exception as err:  # an odd mode or a bad palette is corrupt data
             raise NotAnImageError(_corrupt_message(kind, data, err)) from None
-    array = _apply_orientation(array, orientation)
     info = ImageInfo(kind, (width, height), mode, orientation, len(data))
     return array, info
 
@@ -451,17 +450,16 @@ def _orientation(im: Image.Image) -> int:
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
-def _apply_orientation(image: BgrImage, orientation: int) -> BgrImage:
-    """Turn and flip ``image`` as the EXIF orientation tag says, to stand it upright."""
-    if orientation in (2, 4, 5, 7):
-        image = image[:, ::-1]
-    if orientation in (3, 4):
-        image = image[::-1, ::-1]
-    elif orientation in (5, 8):
-        image = np.rot90(image, 1)
-    elif orientation in (6, 7):
-        image = np.rot90(image, -1)
-    return np.ascontiguousarray(image)
+def _upright(im: Image.Image, orientation: int) -> Image.Image:
+    """``im`` turned and flipped as its EXIF orientation tag says (``ImageOps.exif_transpose``).
+
+    ``orientation`` is :func:`_orientation` of ``im``: an image whose EXIF cannot be
+    read, or holds no valid tag, is left as it is.
+    """
+    if orientation == 1:
+        return im
+    upright = ImageOps.exif_transpose(im)
+    return im if upright is None else upright
 
 
 def _to_bgr(im: Image.Image) -> BgrImage:

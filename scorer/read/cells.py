@@ -30,7 +30,6 @@ from typing import Final, Literal
 
 import cv2
 import numpy as np
-from sklearn.cluster import MiniBatchKMeans
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 FEATURE_VERSION: Final = 5
@@ -122,15 +121,11 @@ _CROWN_WHITE: Final = (
     "32 30 31 33 36 36 34 38 53 64 61 46 35 37 46 58 60 49 38 35 34 34 32 31",
 )
 """The crown in whiteness (Lab lightness less twice the chroma): the white outline
-bright, the yellow fill and the ground around it dark, on any terrain. The mean
-of the 119 crowns of ``aau-boards`` squares that the yellow template found (a
-correlation of at least 0.75), each turned back upright: a fixed image, which the
-cross-validation folds of :mod:`scorer.lab.evaluate` do not re-derive.
-
-The grey and yellow templates match a crown on a dark ground; on grassland,
-whose green is as yellow as a crown's fill, a square with two crowns rarely
-showed two strong matches (107 of 243 grassland two-crown phone crops), and
-this template at 0.8 of its size shows them in 165."""
+bright, the yellow fill and the ground around it dark, on any terrain, grassland
+included, whose green is as yellow as a crown's fill. The mean of the 119 crowns of
+``aau-boards`` squares that the yellow template found (a correlation of at least
+0.75), each turned back upright: a fixed image, not re-derived by cross-validation
+folds."""
 
 _WHITE_SCALES: Final = (1.0, 0.8)
 """Sizes, relative to :data:`_CROWN_WHITE`, at which the whiteness template is matched:
@@ -140,20 +135,14 @@ _WHITE_CHROMA_WEIGHT: Final = 2.0
 """Whiteness is Lab lightness less this many times the chroma."""
 
 VISUAL_WORDS: Final = 256
-"""Size of the visual vocabulary. 5-fold CV (one learner, no jittered copies, crops
-enlarged to 128 pixels, words learned in each fold from its training crops) missed
-121 phone crops with 100 words, 98 with 256 and 98 with 512."""
+"""Size of the visual vocabulary."""
 
 WORDS_FILE: Final = "visual_words.npy"
 """The visual vocabulary, in ``scorer/data``: one SIFT descriptor per row (float32)."""
 
 _SIFT_CONTRAST: Final = 0.02
-"""SIFT's contrast threshold (OpenCV's default is 0.04). On a :data:`CROP_SIDE` crop it
-finds about 48 keypoints, against 36 with the default. 5-fold CV (one learner, no
-jittered copies, 256 words learned from the ``aau-boards`` squares) missed 105 phone
-crops so, and 100 with the crop enlarged to 128 pixels first (65 keypoints), which
-takes twice the time; 118 at the default threshold (words learned in each fold);
-170 without visual words."""
+"""SIFT's contrast threshold (OpenCV's default is 0.04): on a :data:`CROP_SIDE` crop it
+finds about 48 keypoints, against 36 with the default."""
 
 
 def split_cells(
@@ -265,6 +254,22 @@ def _converted(imgs: np.ndarray, code: int) -> np.ndarray:
     return tall.reshape(*imgs.shape[:3], *tall.shape[2:])
 
 
+def gray_crops(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """The crops as the features see them in grey: resized to :data:`CROP_SIDE`, stacked.
+
+    Parameters
+    ----------
+    crops : sequence of numpy.ndarray
+        BGR uint8 images of single squares, any sizes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n × CROP_SIDE × CROP_SIDE`` uint8, the input of :func:`crop_descriptors`.
+    """
+    return _converted(_resized(crops), cv2.COLOR_BGR2GRAY)
+
+
 def _features(
     hsv: np.ndarray, lab: np.ndarray, gray: np.ndarray, white: np.ndarray, threads: int
 ) -> np.ndarray:
@@ -290,7 +295,7 @@ def _features(
 
 PIXEL_TO_MATCHING_COST: Final = 0.3
 """Time of the pixel features relative to the matched features (crown templates and
-SIFT visual words), for the same crops: about 20 ms against 68 ms for 25 crops."""
+SIFT visual words) for the same crops."""
 
 
 def _matching_shares(count: int, threads: int) -> list[np.ndarray]:
@@ -593,37 +598,6 @@ def load_words(path: str | os.PathLike[str]) -> np.ndarray:
 def words_digest() -> str:
     """sha256 of the committed visual vocabulary's values: a model records the one it saw."""
     return hashlib.sha256(visual_words().tobytes()).hexdigest()
-
-
-def learn_visual_words(
-    crops: Sequence[np.ndarray], count: int, seed: int = 0, sample: int = 200_000
-) -> np.ndarray:
-    """Learn a visual vocabulary: k-means centres of the SIFT descriptors of ``crops``.
-
-    Parameters
-    ----------
-    crops : sequence of numpy.ndarray
-        BGR uint8 square crops, any sizes.
-    count : int
-        Number of words.
-    seed : int
-        Seed of the descriptor sample and of k-means.
-    sample : int
-        Most descriptors to cluster (a random sample of them when there are more).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``count × 128`` float32 centres.
-    """
-    found = np.concatenate(crop_descriptors(_converted(_resized(crops), cv2.COLOR_BGR2GRAY)))
-    if len(found) < count:
-        raise ValueError(f"{len(found)} descriptors cannot make {count} visual words")
-    rng = np.random.default_rng(seed)
-    if len(found) > sample:
-        found = found[rng.choice(len(found), sample, replace=False)]
-    kmeans = MiniBatchKMeans(count, random_state=seed, batch_size=4096, n_init=3).fit(found)
-    return np.asarray(kmeans.cluster_centers_, np.float32)
 
 
 def _whiteness(lab: np.ndarray) -> np.ndarray:

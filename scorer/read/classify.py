@@ -24,13 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from scorer.read.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
@@ -79,7 +73,6 @@ _TRUSTED_TYPES: Final = frozenset(
 )
 """Types :func:`load_model` lets ``skops`` build; anything else in the file is refused."""
 
-_EPS: Final = 1e-9
 _SMALL_BATCH: Final = 256
 
 
@@ -211,8 +204,13 @@ def doubtful_squares(
     )
 
 
-class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
+class CellClassifier:
     """Label square feature vectors (:func:`scorer.read.cells.cells_features`) with cell tokens.
+
+    A fitted model, as :func:`load_model` reads it from its file;
+    :func:`scorer.lab.fit.fit_cell_classifier` makes one. The settings it was fitted
+    with are kept as attributes of the same names (the model file holds them), and
+    :attr:`blend_weight` also weighs its probabilities.
 
     Parameters
     ----------
@@ -220,7 +218,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         The learner: histogram gradient boosting, a scaled logistic regression, or a
         scaled one-hidden-layer perceptron.
     max_iter : int
-        Boosting rounds (``hgb``) or solver iterations (``logistic``).
+        Boosting rounds (``hgb``) or solver iterations (``logistic``, ``mlp``).
     learning_rate : float
         Boosting learning rate.
     max_leaf_nodes : int
@@ -228,8 +226,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     l2_regularization : float
         L2 penalty of the boosted trees.
     class_weight : str or None
-        ``"balanced"`` weighs each class by the inverse of its frequency (``hgb``),
-        so rare crown counts such as M3 or S2 weigh as much as common squares.
+        ``"balanced"``: each class weighed by the inverse of its frequency (``hgb``).
     C : float
         Inverse regularisation of the logistic regression.
     hidden_units : int
@@ -237,22 +234,38 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
     alpha : float
         L2 penalty of the perceptron.
     blend_weight : float
-        With ``hgb``, the share of a perceptron (``hidden_units``, ``alpha``,
-        ``blend_iter``) fitted beside the boosted trees: the probabilities are
-        ``(1 - blend_weight) * trees + blend_weight * perceptron``. The two err on
-        different squares (``scorer.lab.train.BLEND_WEIGHT`` gives the committed
-        model's share and what it gained).
+        With ``hgb``, the share of the perceptron :attr:`blend_` in the
+        probabilities: ``(1 - blend_weight) * trees + blend_weight * perceptron``.
     blend_iter : int
         Solver iterations of the blended perceptron.
     members : int
-        Learners fitted side by side, whose probabilities are averaged. Given a
-        ``member`` index per training row (see :meth:`fit`), each sees the rows
-        shared by all plus its own augmented copies: averaging learners that saw
-        different random augmentations of the same crops steadies the squares a
-        single one reads by chance (see ``scorer.lab.train.MEMBERS``).
+        Learners fitted side by side, each on the rows shared by all and its own
+        augmented copies; their probabilities are averaged.
     random_state : int
         Seed.
+
+    Attributes
+    ----------
+    estimators_ : list
+        The fitted learners (``members`` of them), each with ``predict_proba``.
+    blend_ : object or None
+        The blended perceptron, or None.
+    classes_ : numpy.ndarray
+        The tokens of the probability columns.
+    n_features_in_ : int
+        Length of a feature row.
+    feature_version_ : int
+        :data:`scorer.read.cells.FEATURE_VERSION` of the features it was fitted on.
+    words_sha256_ : str
+        :func:`scorer.read.cells.words_digest` of the vocabulary it was fitted with.
     """
+
+    estimators_: list[Any]
+    blend_: Any
+    classes_: np.ndarray
+    n_features_in_: int
+    feature_version_: int
+    words_sha256_: str
 
     def __init__(
         self,
@@ -284,57 +297,18 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         self.members = members
         self.random_state = random_state
 
-    def fit(
-        self,
-        X: np.ndarray,  # noqa: N803
-        y: Any,
-        member: np.ndarray | None = None,
-    ) -> CellClassifier:
-        """Fit on an ``n × FEATURE_SIZE`` matrix and cell tokens; return ``self``.
-
-        ``member`` gives each row's learner (``0 … members - 1``), or -1 for a
-        row every learner sees; without it every learner sees every row.
-        """
-        X = np.asarray(X, dtype=np.float32)  # noqa: N806
-        labels = np.asarray(y, dtype=str)
-        unknown = set(labels) - set(TOKENS)
-        if unknown:
-            raise ValueError(f"unknown cell tokens: {sorted(unknown)}")
-        if not 0.0 <= self.blend_weight < 1.0:
-            raise ValueError(f"blend_weight must be in [0, 1), not {self.blend_weight}")
-        if self.members < 1:
-            raise ValueError(f"members must be at least 1, not {self.members}")
-        owner = np.full(len(labels), -1) if member is None else np.asarray(member)
-        if owner.shape != labels.shape or owner.max(initial=-1) >= self.members:
-            raise ValueError(f"member must give each row a learner below {self.members} or -1")
-        estimators = []
-        blend = None
-        with threadpool_limits(1):  # on a shared machine, waiting threads cost more than they save
-            for k in range(self.members):
-                rows = (owner == -1) | (owner == k)
-                if len(set(labels[rows])) != len(set(labels)):
-                    raise ValueError(f"learner {k} does not see every class")
-                estimators.append(
-                    self._make_estimator(self.random_state + k).fit(X[rows], labels[rows])
-                )
-            if self.kind == "hgb" and self.blend_weight > 0:
-                blend = self._perceptron(self.blend_iter).fit(X, labels)
-        self.estimators_ = estimators
-        self.blend_ = blend
-        self.classes_ = np.asarray(estimators[0].classes_)
-        self.n_features_in_ = X.shape[1]
-        self.feature_version_ = FEATURE_VERSION
-        self.words_sha256_ = words_digest()
-        return self
+    def __repr__(self) -> str:
+        fitted = "fitted" if hasattr(self, "estimators_") else "not fitted"
+        return f"CellClassifier(kind={self.kind!r}, members={self.members}, {fitted})"
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """Probabilities, one column per entry of ``classes_``.
 
         A few rows (one board) of a boosted model go through all its trees at
-        once in numpy (:class:`_FlatTrees`), which is many times faster than
-        scikit-learn's tree-by-tree loop and gives the same probabilities.
+        once in numpy (:class:`_FlatTrees`), with the same probabilities as
+        scikit-learn's own ``predict_proba``.
         """
-        check_is_fitted(self, "estimators_")
+        self._check_fitted()
         rows = np.asarray(X, dtype=np.float32)
         proba = np.asarray(
             np.mean([self._estimator_proba(e, rows) for e in self.estimators_], axis=0)
@@ -352,7 +326,7 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
 
     def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """Probabilities over :data:`scorer.rules.kingdom.ALL_CELLS` for each crop (``n × 18``)."""
-        check_is_fitted(self, "estimators_")
+        self._check_fitted()
         features = cells_features(crops)
         return self.expand_proba(self.predict_proba(features))
 
@@ -363,6 +337,10 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             full[:, TOKENS.index(str(token))] = proba[:, j]
         return full
 
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "estimators_"):
+            raise ValueError("this CellClassifier holds no fitted learners")
+
     @staticmethod
     def _estimator_proba(estimator: Any, rows: np.ndarray) -> np.ndarray:
         if len(rows) > _SMALL_BATCH:
@@ -371,44 +349,6 @@ class CellClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
             return _flat_trees(estimator).predict_proba(rows)
         with threadpool_limits(1):  # threads cost more than they save on one board
             return np.asarray(estimator.predict_proba(rows))
-
-    def _perceptron(self, max_iter: int) -> Pipeline:
-        return Pipeline(
-            [
-                ("scale", StandardScaler()),
-                (
-                    "mlp",
-                    MLPClassifier(
-                        hidden_layer_sizes=(self.hidden_units,),
-                        alpha=self.alpha,
-                        max_iter=max_iter,
-                        random_state=self.random_state,
-                    ),
-                ),
-            ]
-        )
-
-    def _make_estimator(self, seed: int) -> Any:
-        if self.kind == "hgb":
-            return HistGradientBoostingClassifier(
-                max_iter=self.max_iter,
-                learning_rate=self.learning_rate,
-                max_leaf_nodes=self.max_leaf_nodes,
-                l2_regularization=self.l2_regularization,
-                class_weight=self.class_weight,
-                early_stopping=False,
-                random_state=seed,
-            )
-        if self.kind == "logistic":
-            return Pipeline(
-                [
-                    ("scale", StandardScaler()),
-                    ("logistic", LogisticRegression(C=self.C, max_iter=self.max_iter)),
-                ]
-            )
-        if self.kind == "mlp":
-            return self._perceptron(self.max_iter)
-        raise ValueError(f"unknown kind {self.kind!r}: use 'hgb', 'logistic' or 'mlp'")
 
 
 def load_model(path: str | Path | None = None) -> CellClassifier:
@@ -555,6 +495,10 @@ def _load_skops(model_path: Path) -> CellClassifier:
 
 class _FlatTrees:
     """Every tree of a fitted boosted classifier in flat arrays, walked for all rows at once.
+
+    It reads scikit-learn's private ``_predictors`` and ``_baseline_prediction``, so
+    ``pyproject.toml`` pins scikit-learn to the versions it was checked on, and a test
+    compares it with scikit-learn's own ``predict_proba``.
 
     Leaves point to themselves, so a fixed number of steps (the deepest
     leaf's depth) brings every (row, tree) pair to its leaf. Most trees are

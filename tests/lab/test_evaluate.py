@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from scorer.lab import evaluate
+from scorer.lab import evaluate, evaluate_photos
 from scorer.rules.kingdom import ALL_CELLS, Kingdom
 
 
@@ -81,3 +82,28 @@ def test_report_quotes_every_summary_figure() -> None:
     assert "2.00% of all squares, 1 of the 2 wrong ones" in report
     assert "3 crops whose folder is plainly wrong" in report
     assert "| phone-tiles fully right, against the folders as published | 97.12% |" in report
+
+
+@pytest.mark.parametrize(
+    ("argv", "rest"),
+    [
+        (["--photos"], []),
+        (["--photos", "--held-out", "--n", "20"], ["--held-out", "--n", "20"]),
+        (["--no-write", "--photos", "--data", "d"], ["--no-write", "--data", "d"]),
+        (["--photo", "--n", "3"], ["--n", "3"]),  # an abbreviation, as argparse allows
+    ],
+)
+def test_photos_hands_the_rest_of_the_line_to_the_photo_evaluation(
+    argv: list[str], rest: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given: list[list[str]] = []
+    monkeypatch.setattr(evaluate_photos, "main", lambda a: given.append(list(a)) or 0)
+    assert evaluate.main(argv) == 0
+    assert given == [rest]
+
+
+def test_cross_validation_options_are_parsed_and_unknown_ones_refused() -> None:
+    args = evaluate._parser().parse_args(["--folds", "3", "--seed", "2"])
+    assert (args.folds, args.seed, args.jobs, args.photos) == (3, 2, 2, False)
+    with pytest.raises(SystemExit):
+        evaluate.main(["--held-out"])  # an option of --photos only

@@ -14,10 +14,11 @@ from scorer.lab.evaluate_photos import (
     corner_error,
     evaluate_scene,
     format_report,
+    match_kingdoms,
     placed_matches,
     summarise,
 )
-from scorer.lab.synth import demo_board, make_scene
+from scorer.lab.synth import SceneKingdom, demo_board, make_scene
 from scorer.rules.kingdom import ALL_CELLS, EMPTY, Kingdom
 
 
@@ -126,6 +127,39 @@ def test_corner_error_ignores_where_the_corner_list_starts(shift: int) -> None:
     truth = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
     found = np.roll(truth, shift, axis=0) + 1.0
     assert corner_error(found, truth) == pytest.approx(np.sqrt(2))
+
+
+def _truth(x0: float) -> SceneKingdom:
+    return SceneKingdom(_square(x0, 0, SIDE, SIDE), TRUTH_5, f"at {x0}")
+
+
+def _found(x0: float) -> BoardLocation:
+    return BoardLocation(_square(x0, 0, SIDE, SIDE), (5, 5))
+
+
+def test_one_kingdom_found_is_matched_to_one_true_kingdom_only() -> None:
+    # Two true kingdoms close together and one kingdom found between them: the nearest
+    # found kingdom of each is the same one, but it is only one of them.
+    match = match_kingdoms([_found(2)], [_truth(0), _truth(4)])
+    assert match == [(0, pytest.approx(0.02)), (None, np.inf)]
+
+
+def test_kingdoms_are_paired_for_the_least_total_error_not_each_to_its_nearest() -> None:
+    # Each true kingdom's nearest is the first found one (0.02 from both); matching
+    # each to its nearest would pair it twice and leave the second unused. The least
+    # total error pairs the first true kingdom with the second found one instead.
+    truths = [_truth(0), _truth(4)]
+    found = [_found(2), _found(-3)]
+    errors = [[corner_error(f.corners, t.corners) / SIDE for f in found] for t in truths]
+    assert [int(np.argmin(row)) for row in errors] == [0, 0]  # nearest for each: the same
+    match = match_kingdoms(found, truths)
+    assert [index for index, _ in match] == [1, 0]
+    assert [error for _, error in match] == pytest.approx([0.03, 0.02])
+
+
+def test_no_kingdom_found_matches_none() -> None:
+    assert match_kingdoms([], [_truth(0)]) == [(None, np.inf)]
+    assert match_kingdoms([_found(0)], []) == []
 
 
 def test_summary_counts_the_wrong_squares_flagged_in_found_kingdoms() -> None:

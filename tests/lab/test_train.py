@@ -89,6 +89,12 @@ def test_a_model_that_does_not_fit_its_training_crops_is_not_written(
     assert not (tmp_path / "models").exists()
 
 
+def test_model_params_are_the_chosen_ones_seeded_and_sorted_as_the_metadata_lists_them() -> None:
+    params = train.model_params(3, members=1)
+    assert params == {**train.MODEL_PARAMS, "random_state": 3, "members": 1}
+    assert list(params) == sorted(params)
+
+
 def test_featurize_is_seeded_and_independent_of_processes(fixtures: Path) -> None:
     tiles = _fixture_tiles(fixtures)
     one = train.featurize(tiles, views=1, seed=3, jobs=1, members=1)

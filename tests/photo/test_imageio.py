@@ -8,6 +8,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -191,28 +192,66 @@ def test_one_bit_and_float_images() -> None:
     assert image[0, 0, 0] == 0 and image[3, 4, 0] == 255
 
 
-@pytest.mark.parametrize("orientation", range(1, 9))
-def test_exif_orientation_is_applied(orientation: int) -> None:
+_UPRIGHT: dict[int, Callable[[np.ndarray], np.ndarray]] = {
+    1: lambda a: a,
+    2: np.fliplr,
+    3: lambda a: np.rot90(a, 2),
+    4: np.flipud,
+    5: lambda a: a.transpose(1, 0, 2),
+    6: lambda a: np.rot90(a, -1),  # a quarter turn clockwise
+    7: lambda a: np.rot90(a, 2).transpose(1, 0, 2),
+    8: lambda a: np.rot90(a, 1),
+}
+"""How the stored pixels of each EXIF orientation are stood upright, in numpy."""
+
+_ROW_0_AND_COLUMN_0: dict[int, tuple[str, str]] = {
+    1: ("top", "left"),
+    2: ("top", "right"),
+    3: ("bottom", "right"),
+    4: ("bottom", "left"),
+    5: ("left", "top"),
+    6: ("right", "top"),
+    7: ("right", "bottom"),
+    8: ("left", "bottom"),
+}
+"""The EXIF standard's meaning of the orientation tag: where the stored first row and first
+column are seen in the upright picture."""
+
+
+def _exif_png(pixels: np.ndarray, orientation: int) -> bytes:
     exif = Image.Exif()
     exif[0x0112] = orientation
-    data = encode(Image.fromarray(PHOTO), "PNG", exif=exif)
-    image, info = load_image_with_info(data)
+    return encode(Image.fromarray(pixels), "PNG", exif=exif)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_is_applied(orientation: int) -> None:
+    image, info = load_image_with_info(_exif_png(PHOTO, orientation))
     assert info.orientation == orientation
-    stored = Image.fromarray(PHOTO)
-    method = _PIL_TRANSPOSE.get(orientation)
-    upright = np.asarray(stored if method is None else stored.transpose(method))
+    assert info.size == (64, 48)  # as stored
+    upright = _UPRIGHT[orientation](PHOTO)
+    assert_bgr(image, upright.shape[:2])
     np.testing.assert_array_equal(image, upright[:, :, ::-1])
 
 
-_PIL_TRANSPOSE: dict[int, Image.Transpose] = {
-    2: Image.Transpose.FLIP_LEFT_RIGHT,
-    3: Image.Transpose.ROTATE_180,
-    4: Image.Transpose.FLIP_TOP_BOTTOM,
-    5: Image.Transpose.TRANSPOSE,
-    6: Image.Transpose.ROTATE_270,
-    7: Image.Transpose.TRANSVERSE,
-    8: Image.Transpose.ROTATE_90,
-}
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_puts_the_first_row_and_column_where_the_standard_says(
+    orientation: int,
+) -> None:
+    stored = np.zeros((6, 10, 3), np.uint8)
+    stored[0, :, 0] = 255  # the first row: red
+    stored[:, 0, 1] = 255  # the first column: green
+    image = load_image(_exif_png(stored, orientation))
+    red, green = image[:, :, 2] == 255, image[:, :, 1] == 255
+    sides = {
+        "top": lambda m: m[0, :],
+        "bottom": lambda m: m[-1, :],
+        "left": lambda m: m[:, 0],
+        "right": lambda m: m[:, -1],
+    }
+    row_side, column_side = _ROW_0_AND_COLUMN_0[orientation]
+    assert sides[row_side](red).all() and red.sum() == 10
+    assert sides[column_side](green).all() and green.sum() == 6
 
 
 def test_upright_exif_changes_nothing() -> None:

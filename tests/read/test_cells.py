@@ -180,18 +180,6 @@ def test_visual_words_of_a_square_barely_change_when_it_turns(fixtures: Path) ->
     assert np.abs(same - turned).sum() < 0.7 * min(np.abs(same - o).sum() for o in others)
 
 
-def test_a_vocabulary_is_learned_from_crops(fixtures: Path) -> None:
-    crops = [
-        cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted((fixtures / "cells").glob("*.jpg"))
-    ]
-    words = cells.learn_visual_words(crops, 8, seed=1)
-    assert words.shape == (8, 128)
-    assert words.dtype == np.float32
-    assert np.array_equal(words, cells.learn_visual_words(crops, 8, seed=1))
-    with pytest.raises(ValueError, match="cannot make"):
-        cells.learn_visual_words([np.zeros((64, 64, 3), np.uint8)], 8)
-
-
 def test_the_committed_vocabulary_loads_and_a_wrong_one_is_refused(tmp_path: Path) -> None:
     words = cells.visual_words()
     assert words.shape == (cells.VISUAL_WORDS, 128)

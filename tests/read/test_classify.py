@@ -11,8 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
+from scorer.lab.fit import fit_cell_classifier
 from scorer.read import classify
-from scorer.read.cells import cell_features, words_digest
+from scorer.read.cells import cell_features
 from scorer.read.classify import (
     METADATA_FILE,
     MODEL_FILE,
@@ -44,7 +45,7 @@ def tiny_model(fixtures: Path) -> CellClassifier:
         for k in range(4):
             rows.append(cell_features(np.ascontiguousarray(np.rot90(images[0], k))))
             labels.append(token)
-    return CellClassifier(kind="logistic", max_iter=500, C=10.0).fit(np.stack(rows), labels)
+    return fit_cell_classifier(np.stack(rows), labels, kind="logistic", max_iter=500, C=10.0)
 
 
 @pytest.fixture()
@@ -79,21 +80,11 @@ def test_tiny_model_generalises_to_other_kingdoms(
     assert terrain_right >= 0.75 * len(held_out)
 
 
-def test_classifier_follows_estimator_rules() -> None:
+def test_a_classifier_without_learners_refuses_to_predict() -> None:
     model = CellClassifier(kind="logistic", C=3.0)
-    assert model.get_params()["C"] == 3.0
-    assert not hasattr(model, "classes_")
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 5))  # noqa: N806
-    y = ["W0"] * 20 + ["C"] * 20
-    assert model.fit(X, y) is model
-    assert list(model.classes_) == ["C", "W0"]
-    assert model.predict_proba(X).shape == (40, 2)
-
-
-def test_classifier_refuses_unknown_tokens() -> None:
-    with pytest.raises(ValueError, match="unknown cell tokens"):
-        CellClassifier(kind="logistic").fit(np.zeros((2, 3)), ["W0", "X9"])
+    assert not hasattr(model, "fit")  # fitting is scorer.lab.fit's
+    with pytest.raises(ValueError, match="no fitted learners"):
+        model.predict_proba(np.zeros((1, 5)))
 
 
 def test_saved_model_loads_and_predicts_the_same(
@@ -134,10 +125,6 @@ def test_model_trained_on_other_features_is_refused(
     with pytest.raises(ModelFileError, match=message) as err:
         load_model(tmp_path)
     assert "make train" in str(err.value)
-
-
-def test_model_records_the_vocabulary_it_was_trained_with(tiny_model: CellClassifier) -> None:
-    assert tiny_model.words_sha256_ == words_digest()
 
 
 def test_truncated_model_is_refused(saved_model: Path) -> None:
@@ -191,7 +178,8 @@ def test_boosted_model_reads_a_board_as_scikit_learn_does(n_classes: int, leaves
     X = rng.normal(size=(300, 12))  # noqa: N806
     tokens = [c.token for c in ALL_CELLS[:n_classes]]
     y = [tokens[i] for i in (X[:, 0] * 2 + X[:, 1]).astype(int) % n_classes]
-    model = CellClassifier(kind="hgb", max_iter=20, max_leaf_nodes=leaves).fit(X, y)
+    model = fit_cell_classifier(X, y, kind="hgb", max_iter=20, max_leaf_nodes=leaves)
+    assert len(model.estimators_) == 1
     board = rng.normal(size=(25, 12))
     board[3, 4] = np.nan  # a missing value follows the trees' learned direction
     expected = model.estimators_[0].predict_proba(board)
@@ -203,48 +191,12 @@ def test_blended_model_saves_loads_and_mixes_both_learners(tmp_path: Path) -> No
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 10))  # noqa: N806
     y = np.array(["W0", "W1", "C"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 1)]
-    model = CellClassifier(kind="hgb", max_iter=10, blend_weight=0.3, blend_iter=300).fit(X, y)
+    model = fit_cell_classifier(X, y, kind="hgb", max_iter=10, blend_weight=0.3, blend_iter=300)
     trees = model.estimators_[0].predict_proba(X[:5])
     perceptron = model.blend_.predict_proba(X[:5])
     assert np.allclose(model.predict_proba(X[:5]), 0.7 * trees + 0.3 * perceptron)
     save_model(model, tmp_path, {"note": "test"})
     assert np.allclose(load_model(tmp_path).predict_proba(X[:5]), model.predict_proba(X[:5]))
-    with pytest.raises(ValueError, match="blend_weight"):
-        CellClassifier(blend_weight=1.0).fit(X, y)
-
-
-def test_learners_each_fit_the_shared_rows_and_their_own_and_are_averaged(tmp_path: Path) -> None:
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(240, 6))  # noqa: N806
-    y = np.array(["W0", "F0", "L0"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)]
-    member = np.repeat([-1, 0, 1], 80)
-    model = CellClassifier(kind="hgb", max_iter=10, members=2).fit(X, y, member=member)
-    assert len(model.estimators_) == 2
-    first = CellClassifier(kind="hgb", max_iter=10).fit(X[:160], y[:160])
-    second = CellClassifier(kind="hgb", max_iter=10, random_state=1)
-    second.fit(np.concatenate([X[:80], X[160:]]), np.concatenate([y[:80], y[160:]]))
-    expected = (first.predict_proba(X[:7]) + second.predict_proba(X[:7])) / 2
-    assert np.allclose(model.predict_proba(X[:7]), expected, atol=1e-12)
-    save_model(model, tmp_path, {"note": "test"})
-    assert np.allclose(load_model(tmp_path).predict_proba(X[:7]), expected, atol=1e-12)
-
-
-@pytest.mark.parametrize(
-    ("members", "member", "message"),
-    [
-        (0, None, "at least 1"),
-        (2, np.full(90, 2), "learner below 2"),
-        (2, np.full(89, -1), "learner below 2"),
-        (2, np.repeat([-1, 0, 1], 30), "does not see every class"),
-    ],
-)
-def test_learners_need_a_valid_member_for_each_row(
-    members: int, member: np.ndarray | None, message: str
-) -> None:
-    X = np.arange(90, dtype=float).reshape(-1, 1)  # noqa: N806
-    y = np.array(["W0"] * 30 + ["F0"] * 30 + ["L0"] * 30)  # the last 30 rows hold all the L0s
-    with pytest.raises(ValueError, match=message):
-        CellClassifier(max_iter=5, members=members).fit(X, y, member=member)
 
 
 def test_runner_up_is_the_likeliest_reading_other_than_the_decoded_one() -> None:
