@@ -37,6 +37,7 @@ from scorer.pipeline import read_board, read_kingdom, score_photo, square_side_p
 from scorer.read.classify import BoardPrediction
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
 from scorer.rules.kingdom import EMPTY, Kingdom, Position
+from scorer.rules.scoring import score
 
 FOUND_ERROR = 0.05
 """A kingdom counts as found when its mean corner error is under this share of its side."""
@@ -64,6 +65,8 @@ class SceneResult:
     square_px: float = 0.0
     cells_flagged: int = 0
     wrong_flagged: int = 0
+    total_wrong: bool = False
+    silent_wrong: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,10 @@ def evaluate_scene(
                 )
                 result.cells_correct, result.wrong_flagged = right, wrong_flagged
                 result.cells_flagged = len(prediction.doubtful)
+            if ok and best is not None and best[1] is not None:
+                result.total_wrong, result.silent_wrong = wrong_total(
+                    best[1], truth.kingdom, result.cells - result.cells_correct, result
+                )
             read = [(loc, p.kingdom) for loc, p in readings if p is not None]
             result.cells_placed_correct = placed_matches(read, truth.corners, truth.kingdom)
             # The same scene read through the true corners: what the photo's light,
@@ -245,6 +252,37 @@ def evaluate_scene(
             result.cells_correct_true_corners = best_rotation_matches(kingdom, truth.kingdom)
         results.append(result)
     return results
+
+
+def wrong_total(
+    prediction: BoardPrediction, truth: Kingdom, wrong_squares: int, result: SceneResult
+) -> tuple[bool, bool]:
+    """Whether a kingdom's read total is wrong, and whether it is wrong silently.
+
+    A wrong total is silent unless the player was pointed at what is wrong: with the
+    right grid, every wrong square is among the flagged ones; with a wrong grid, at
+    least one square is flagged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scorer.read.classify import predict_from_probabilities
+    >>> from scorer.rules.kingdom import ALL_CELLS, Kingdom
+    >>> truth = Kingdom.parse("F1 F0 C")
+    >>> probs = np.zeros((1, 3, len(ALL_CELLS)))
+    >>> for col, token in enumerate(["F0", "F0", "C"]):
+    ...     probs[0, col, [c.token for c in ALL_CELLS].index(token)] = 1.0
+    >>> read = predict_from_probabilities(probs)
+    >>> r = SceneResult(0, "wood", "b", True, 0.0, True, cells=3, cells_correct=2)
+    >>> wrong_total(read, truth, 1, r)
+    (True, True)
+    """
+    total_wrong = score(prediction.kingdom).total != score(truth).total
+    if not total_wrong:
+        return False, False
+    if result.shape_ok:
+        return True, result.wrong_flagged < wrong_squares
+    return True, not prediction.doubtful
 
 
 def match_kingdoms(
@@ -417,6 +455,12 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         summary["found_kingdoms_wrong_flagged_pct"] = (
             round(100 * sum(r.wrong_flagged for r in read) / wrong, 2) if wrong else None
         )
+        found_read = [r for r in results if r.found]
+        summary["found_kingdoms_total_wrong"] = sum(r.total_wrong for r in found_read)
+        summary["found_kingdoms_silent_wrong"] = sum(r.silent_wrong for r in found_read)
+        summary["found_kingdoms_silent_wrong_pct"] = round(
+            100 * summary["found_kingdoms_silent_wrong"] / max(len(found_read), 1), 2
+        )
     summary["by_square_size"] = _by_square_size(results)
     summary["missed"] = [
         {"seed": r.seed, "board": r.board, "corner_error": round(r.corner_error, 3)}
@@ -514,6 +558,14 @@ def format_report(report: dict[str, Any]) -> str:
                 "- squares flagged for the player to check, within the kingdoms found: "
                 f"{s['found_kingdoms_flagged_pct']}% of all, "
                 + ("no square wrong" if caught is None else f"{caught}% of the wrong ones")
+            )
+        if "found_kingdoms_silent_wrong" in s:
+            lines.append(
+                "- kingdoms found whose total is wrong: "
+                f"{s['found_kingdoms_total_wrong']}; of them wrong silently (a wrong square "
+                "not flagged, or a wrong grid with no square flagged): "
+                f"{s['found_kingdoms_silent_wrong']} ({s['found_kingdoms_silent_wrong_pct']}% "
+                "of the kingdoms found)"
             )
         if "true_corners_cell_accuracy_pct" in s:
             lines.append(

@@ -17,8 +17,10 @@ from scorer.lab.evaluate_photos import (
     match_kingdoms,
     placed_matches,
     summarise,
+    wrong_total,
 )
 from scorer.lab.synth import SceneKingdom, demo_board, make_scene
+from scorer.read.classify import BoardPrediction
 from scorer.rules.kingdom import ALL_CELLS, EMPTY, Kingdom
 
 
@@ -212,3 +214,35 @@ def test_a_scene_is_read_as_the_pipeline_reads_it() -> None:
     assert expected >= 20
     assert result.cells_correct == result.cells_correct_true_corners == expected
     assert result.cells_placed_correct == expected
+
+
+def _read(grid: str, doubtful: frozenset[tuple[int, int]] = frozenset()) -> BoardPrediction:
+    kingdom = Kingdom.parse(grid)
+    ones = np.ones(kingdom.shape)
+    return BoardPrediction(kingdom, ones, ones[..., None], tuple(ALL_CELLS[:1]), doubtful)
+
+
+# The truth "F1 F0 C / W0 W0 ." scores 2 (forest: 2 squares × 1 crown; wheat: 2 × 0).
+@pytest.mark.parametrize(
+    ("read", "doubtful", "shape_ok", "wrong", "flagged", "expected"),
+    [
+        ("F1 F0 C\nW0 W0 .", frozenset(), True, 0, 0, (False, False)),  # all right: 2
+        ("F1 F1 C\nW0 W0 .", frozenset(), True, 1, 0, (True, True)),  # 2 × 2 = 4, no flag
+        ("F0 F0 C\nW0 W0 .", frozenset({(0, 0)}), True, 1, 1, (True, False)),  # 0, flagged
+        ("F0 F0 C\nW0 W0 .", frozenset(), True, 1, 0, (True, True)),  # 0, nothing flagged
+        ("F0 F0 C\nW0 W0 .", frozenset({(1, 0)}), True, 1, 0, (True, True)),  # flag elsewhere
+        ("F0 C", frozenset(), False, 0, 0, (True, True)),  # wrong grid, no flag: 0
+        ("F0 C", frozenset({(0, 0)}), False, 0, 0, (True, False)),  # wrong grid, a flag
+    ],
+)
+def test_wrong_total_is_silent_unless_the_wrong_squares_are_flagged(
+    read: str,
+    doubtful: frozenset[tuple[int, int]],
+    shape_ok: bool,
+    wrong: int,
+    flagged: int,
+    expected: tuple[bool, bool],
+) -> None:
+    truth = Kingdom.parse("F1 F0 C\nW0 W0 .")
+    result = SceneResult(0, "wood", "b", True, 0.0, shape_ok, cells=6, wrong_flagged=flagged)
+    assert wrong_total(_read(read, doubtful), truth, wrong, result) == expected
