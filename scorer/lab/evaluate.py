@@ -135,6 +135,7 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
         "aau_crowns_right": aau["decoded"]["crowns"],
         "aau_boards_exact_score": aau["boards_exact_score"],
         "aau_boards_exact_grid": aau["boards_exact_grid"],
+        "aau_boards_silent_wrong": aau["boards_silent_wrong"],
         "phone_tiles_right": phone["both"],
         "phone_tiles_right_published": phone["published"]["both"],
         "duel_tiles_right": duel["tiles"]["both"],
@@ -168,6 +169,8 @@ def format_report(result: dict[str, Any]) -> str:
         f"| aau-boards crowns right | {_pct(s['aau_crowns_right'])} |",
         f"| aau-boards boards with the exact property score | {_pct(s['aau_boards_exact_score'])} |",  # noqa: E501
         f"| aau-boards boards with every square right | {_pct(s['aau_boards_exact_grid'])} |",
+        "| aau-boards boards whose score is wrong silently (a wrong square not flagged) | "
+        f"{s.get('aau_boards_silent_wrong', '?')} of {aau['boards']} |",
         f"| phone-tiles fully right (split by photo) | {_pct(s['phone_tiles_right'])} |",
         f"| phone-tiles fully right, against the folders as published | {_pct(s['phone_tiles_right_published'])} |",  # noqa: E501
         f"| mighty-duel tiles fully right (never trained on) | {_pct(s['duel_tiles_right'])} |",
@@ -225,7 +228,7 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
     truth_tokens: list[str] = []
     exact_score = exact_grid = 0
     mistakes = []
-    offset = flagged = wrong_flagged = 0
+    offset = flagged = wrong_flagged = silent_wrong = 0
     for board in boards:
         rows, cols = board.kingdom.shape
         p = proba[offset : offset + rows * cols]
@@ -233,14 +236,18 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
         kingdom, confidence = decode(p, ALL_CELLS, (rows, cols))
         doubtful = doubtful_squares(kingdom, confidence, p.reshape(rows, cols, -1))
         flagged += len(doubtful)
-        exact_score += property_points(kingdom) == property_points(board.kingdom)
+        right_score = property_points(kingdom) == property_points(board.kingdom)
+        exact_score += right_score
         exact_grid += kingdom == board.kingdom
+        unflagged = False
         for (pos, true), (_, got) in zip(board.kingdom.cells(), kingdom.cells(), strict=True):
             truth_tokens.append(true.token)
             decoded_tokens.append(got.token)
             if true != got:
                 mistakes.append(f"board {board.name} {pos}: {true.token}→{got.token}")
                 wrong_flagged += pos in doubtful
+                unflagged |= pos not in doubtful
+        silent_wrong += not right_score and unflagged
     raw_tokens = [TOKENS[i] for i in proba.argmax(axis=1)]
     return {
         "boards": len(boards),
@@ -253,6 +260,7 @@ def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[st
         "mistakes": mistakes,
         "flagged": flagged / max(len(truth_tokens), 1),
         "wrong_flagged": wrong_flagged,
+        "boards_silent_wrong": silent_wrong,
     }
 
 

@@ -30,6 +30,20 @@ def test_aau_figures_count_boards_and_mistakes() -> None:
     assert figures["mistakes"] == ["board b (1, 1): F0→L0"]
     assert figures["flagged"] == 0.25
     assert figures["wrong_flagged"] == 1
+    assert figures["boards_silent_wrong"] == 0  # the score is right
+
+
+def test_aau_figures_count_a_wrong_score_with_its_wrong_square_unflagged_as_silent() -> None:
+    truth = Kingdom.parse("W1 W0\nC F0")  # wheat 2 squares × 1 crown = 2
+    tokens = [c.token for c in ALL_CELLS]
+    proba = np.full((4, len(tokens)), 0.001)
+    for i, token in enumerate(["W0", "W0", "C", "F0"]):  # the crown missed, surely: 0
+        proba[i, tokens.index(token)] = 1.0
+    board = evaluate.datasets.Board("b", np.zeros((2, 2, 3), np.uint8), truth, "g")
+    figures = evaluate._aau_figures([board], proba)
+    assert figures["boards_exact_score"] == 0.0
+    assert figures["wrong_flagged"] == 0
+    assert figures["boards_silent_wrong"] == 1
 
 
 def test_report_quotes_every_summary_figure() -> None:
@@ -45,6 +59,7 @@ def test_report_quotes_every_summary_figure() -> None:
             "aau_crowns_right": 0.996,
             "aau_boards_exact_score": 0.93,
             "aau_boards_exact_grid": 0.9,
+            "aau_boards_silent_wrong": 1,
             "phone_tiles_right": 0.98,
             "phone_tiles_right_published": 0.9712,
             "duel_tiles_right": 0.9,
@@ -77,6 +92,7 @@ def test_report_quotes_every_summary_figure() -> None:
     assert "99.50%" in report
     assert "93.00%" in report
     assert "49/49" in report
+    assert "| 1 of 57 |" in report
     assert "| **W0** |" in report
     assert report.count("| truth \\ predicted |") == 2  # aau-boards and phone-tiles
     assert "2.00% of all squares, 1 of the 2 wrong ones" in report
