@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     out = Path(args.out)
     metadata = {
-        "format": "skops",
+        "format": None,  # save_model writes the format of the file
         "sklearn_version": sklearn.__version__,
         "feature_version": FEATURE_VERSION,
         "feature_size": FEATURE_SIZE,

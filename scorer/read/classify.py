@@ -7,16 +7,19 @@ once with :func:`scorer.read.decoding.decode`, so that the result is a kingdom t
 48 dominoes can build: squares paired into dominoes of the set, no impossible
 pair, never more of a pair than the tile set holds, exactly one castle.
 
-The model is a :class:`CellClassifier` saved with ``skops`` (no unpickling of
-arbitrary code) beside a metadata file that records its sha256;
-:func:`load_model` refuses a file that does not match.
+The model is a :class:`CellClassifier` saved as plain arrays (:mod:`scorer.read.modelfile`:
+an ``.npz`` archive, no pickle, nothing that runs) beside a metadata file that records
+its sha256; :func:`load_model` refuses a file that does not match. Its learners are
+numpy code (:mod:`scorer.read.learners`): the boosted trees as :class:`FlatTrees`, the
+perceptron or logistic regression as :class:`Dense`, which compute what scikit-learn
+computes with the same operations in the same order, so a photo is read without
+importing scikit-learn.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -24,18 +27,19 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
+from scorer.read import modelfile
 from scorer.read.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
 from scorer.read.decoding import decode
+from scorer.read.learners import Dense, FlatTrees, flat_trees, is_boosted, numpy_learner
 from scorer.rules.errors import ModelFileError
-from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom, Position
+from scorer.rules.kingdom import ALL_CELLS, CASTLE, Cell, Kingdom, Position
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models"
 """The committed model's folder, found from the package so it works from any checkout."""
 
-MODEL_FILE: Final = "cell_classifier.skops"
+MODEL_FILE: Final = "cell_classifier.npz"
 """File name of the model inside its folder."""
 
 METADATA_FILE: Final = "model.json"
@@ -47,31 +51,11 @@ DOUBT_THRESHOLD: Final = 0.8
 TOKENS: Final = tuple(c.token for c in ALL_CELLS)
 """The class tokens, in the order of :data:`scorer.rules.kingdom.ALL_CELLS`."""
 
-_TRUSTED_TYPES: Final = frozenset(
-    {
-        "scorer.read.classify.CellClassifier",
-        "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
-        "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
-        "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
-        "sklearn._loss.link.Interval",
-        "sklearn._loss.link.MultinomialLogit",
-        "sklearn._loss.loss.HalfMultinomialLoss",
-        "sklearn._loss.link.IdentityLink",
-        "sklearn._loss.link.LogitLink",
-        "sklearn._loss.loss.HalfBinomialLoss",
-        "builtins.float",
-        "builtins.int",
-        "builtins.str",
-        "builtins.bool",
-        "builtins.tuple",
-        "numpy.dtype",
-        "numpy.float64",
-        "numpy.int64",
-        "numpy.str_",
-        "numpy.ndarray",
-    }
-)
-"""Types :func:`load_model` lets ``skops`` build; anything else in the file is refused."""
+FORMAT: Final = "kingdomino-cell-classifier"
+"""The ``format`` named in a model archive's header."""
+
+FORMAT_VERSION: Final = 1
+"""The version of the archive's layout this program reads and writes."""
 
 _SMALL_BATCH: Final = 256
 
@@ -173,6 +157,10 @@ def doubtful_squares(
     """Squares a player should check: confidence below :data:`DOUBT_THRESHOLD`, or a label
     other than the square's own most probable one (changed by the tile-set decoding).
 
+    The castle is certain from the tile set (a kingdom has exactly one), so the square read as
+    the castle is flagged only when its own evidence is weak: when its own most probable
+    reading is not the castle. A low confidence alone does not flag it.
+
     Parameters
     ----------
     kingdom : Kingdom
@@ -195,12 +183,17 @@ def doubtful_squares(
     >>> kingdom, confidence = decode(proba, ALL_CELLS, (1, 2))
     >>> sorted(doubtful_squares(kingdom, confidence, proba))
     [(0, 1)]
+    >>> proba[0, 0, ALL_CELLS.index(CASTLE)] = 0.6  # read C, perhaps W1: still the castle
+    >>> proba[0, 0, ALL_CELLS.index(Cell.parse("W1"))] = 0.35
+    >>> kingdom, confidence = decode(proba, ALL_CELLS, (1, 2))
+    >>> round(float(confidence[0, 0]), 2), sorted(doubtful_squares(kingdom, confidence, proba))
+    (0.6, [(0, 1)])
     """
     best = probabilities.argmax(axis=-1)
     return frozenset(
         pos
         for pos, cell in kingdom.cells()
-        if confidence[pos] < DOUBT_THRESHOLD or ALL_CELLS[best[pos]] != cell
+        if ALL_CELLS[best[pos]] != cell or (confidence[pos] < DOUBT_THRESHOLD and cell != CASTLE)
     )
 
 
@@ -247,9 +240,11 @@ class CellClassifier:
     Attributes
     ----------
     estimators_ : list
-        The fitted learners (``members`` of them), each with ``predict_proba``.
+        The fitted learners (``members`` of them), each with ``predict_proba``:
+        scikit-learn's as :func:`scorer.lab.fit.fit_cell_classifier` fits them, or
+        :class:`FlatTrees` and :class:`Dense` as :func:`load_model` reads them.
     blend_ : object or None
-        The blended perceptron, or None.
+        The blended perceptron (scikit-learn's, or a :class:`Dense`), or None.
     classes_ : numpy.ndarray
         The tokens of the probability columns.
     n_features_in_ : int
@@ -304,9 +299,10 @@ class CellClassifier:
     def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
         """Probabilities, one column per entry of ``classes_``.
 
-        A few rows (one board) of a boosted model go through all its trees at
-        once in numpy (:class:`_FlatTrees`), with the same probabilities as
-        scikit-learn's own ``predict_proba``.
+        A loaded model's learners are numpy code (:class:`FlatTrees`, :class:`Dense`).
+        With a model fitted in this process, a few rows (one board) of a boosted
+        model also go through its trees at once in numpy, with the same
+        probabilities as scikit-learn's own ``predict_proba``.
         """
         self._check_fitted()
         rows = np.asarray(X, dtype=np.float32)
@@ -343,16 +339,42 @@ class CellClassifier:
 
     @staticmethod
     def _estimator_proba(estimator: Any, rows: np.ndarray) -> np.ndarray:
-        if len(rows) > _SMALL_BATCH:
+        if isinstance(estimator, FlatTrees):  # in pieces: a piece holds its (row, tree) pairs
+            if len(rows) <= _SMALL_BATCH:
+                return estimator.predict_proba(rows)
+            pieces = [rows[i : i + _SMALL_BATCH] for i in range(0, len(rows), _SMALL_BATCH)]
+            return np.concatenate([estimator.predict_proba(piece) for piece in pieces])
+        if len(rows) > _SMALL_BATCH and not isinstance(estimator, Dense):
             return np.asarray(estimator.predict_proba(rows))
-        if isinstance(estimator, HistGradientBoostingClassifier):
-            return _flat_trees(estimator).predict_proba(rows)
+        if is_boosted(estimator):
+            return flat_trees(estimator).predict_proba(rows)
         with threadpool_limits(1):  # threads cost more than they save on one board
             return np.asarray(estimator.predict_proba(rows))
+
+    def learners(self) -> tuple[list[FlatTrees | Dense], Dense | None]:
+        """The learners and the blended perceptron as the numpy code that a saved model holds.
+
+        Raises
+        ------
+        ValueError
+            For a learner that is neither boosted trees nor a scaled perceptron or
+            logistic regression.
+        """
+        self._check_fitted()
+        members = [numpy_learner(e) for e in self.estimators_]
+        blend = getattr(self, "blend_", None)
+        dense = None if blend is None else numpy_learner(blend)
+        if isinstance(dense, FlatTrees):
+            raise ValueError("the blended learner must be a perceptron or a logistic regression")
+        return members, dense
 
 
 def load_model(path: str | Path | None = None) -> CellClassifier:
     """Load a saved classifier after checking it against its metadata.
+
+    The file is read once, its sha256 checked against the metadata, and only then
+    unpacked (:func:`scorer.read.modelfile.read_archive`): plain arrays, nothing that
+    runs, every size capped before unpacking and every index checked.
 
     Parameters
     ----------
@@ -364,15 +386,29 @@ def load_model(path: str | Path | None = None) -> CellClassifier:
     Raises
     ------
     ModelFileError
-        When the file or its metadata is missing, truncated, tampered with,
-        holds untrusted types or is not a classifier.
+        When the file or its metadata is missing, too large, truncated, tampered
+        with, of another format version, or does not make a classifier.
     """
     model_path = _model_path(path)
     metadata = read_metadata(model_path.parent)
-    if not model_path.is_file():
-        raise ModelFileError(_restore(f"the model file {model_path} is missing"))
+    try:
+        with model_path.open("rb") as f:
+            data = f.read(modelfile.MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ModelFileError(_restore(f"the model file {model_path} is missing")) from None
+    except OSError as err:
+        raise ModelFileError(
+            _restore(f"the model file {model_path} cannot be read: {err}")
+        ) from None
+    if len(data) > modelfile.MAX_FILE_BYTES:
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} is larger than {modelfile.MAX_FILE_BYTES} bytes, "
+                "so it is not one this program wrote"
+            )
+        )
     expected = metadata.get("sha256")
-    actual = file_sha256(model_path)
+    actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise ModelFileError(
             _restore(
@@ -381,7 +417,13 @@ def load_model(path: str | Path | None = None) -> CellClassifier:
                 "it is truncated, damaged or was changed"
             )
         )
-    return _load_skops(model_path)
+    try:
+        header, arrays = modelfile.read_archive(data)
+    except ValueError as err:
+        raise ModelFileError(
+            _restore(f"the model file {model_path} cannot be read: {err}")
+        ) from None
+    return _from_archive(header, arrays, model_path)
 
 
 @cache
@@ -393,20 +435,48 @@ def default_model() -> CellClassifier:
 def save_model(
     model: CellClassifier, folder: str | Path, metadata: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Write ``model`` and its metadata (with the file's sha256) into ``folder``.
+    """Write ``model`` (as plain arrays) and its metadata (with the file's sha256) into
+    ``folder``.
 
     Returns
     -------
     dict
         The metadata as written.
-    """
-    import skops.io
 
+    Raises
+    ------
+    ValueError
+        For a learner that cannot be saved as arrays (:meth:`CellClassifier.learners`).
+    """
+    members, blend = model.learners()
+    header: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "settings": {name: getattr(model, name) for name in _SETTINGS},
+        "classes": [str(c) for c in model.classes_],
+        "n_features": int(model.n_features_in_),
+        "feature_version": int(model.feature_version_),
+        "words_sha256": str(model.words_sha256_),
+        "learners": [],
+        "blend": None,
+    }
+    arrays: dict[str, np.ndarray] = {}
+    for prefix, learner in [(f"m{k}", m) for k, m in enumerate(members)] + [("blend", blend)]:
+        if learner is None:
+            continue
+        parts, settings = learner.to_arrays()
+        arrays.update({f"{prefix}.{name}": array for name, array in parts.items()})
+        entry = {"arrays": prefix, **settings}
+        if prefix == "blend":
+            header["blend"] = entry
+        else:
+            header["learners"].append(entry)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     model_path = folder / MODEL_FILE
-    skops.io.dump(model, model_path, compression=8)  # ZIP_DEFLATED
+    modelfile.write_archive(model_path, header, arrays)
     written = dict(metadata)
+    written["format"] = f"{FORMAT} {FORMAT_VERSION}: numpy arrays in a zip (.npz), no pickle"
     written["model_file"] = MODEL_FILE
     written["sha256"] = file_sha256(model_path)
     written["size_bytes"] = model_path.stat().st_size
@@ -415,10 +485,16 @@ def save_model(
 
 
 def read_metadata(folder: str | Path) -> dict[str, Any]:
-    """Read ``model.json`` from ``folder``; raise :class:`ModelFileError` when unreadable."""
+    """Read ``model.json`` from ``folder`` (at most
+    :data:`scorer.read.modelfile.MAX_HEADER_BYTES`); raise :class:`ModelFileError` when
+    unreadable."""
     path = Path(folder) / METADATA_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(modelfile.MAX_HEADER_BYTES + 1)
+        if len(raw) > modelfile.MAX_HEADER_BYTES:
+            raise ValueError(f"it is larger than {modelfile.MAX_HEADER_BYTES} bytes")
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ModelFileError(_restore(f"the model metadata {path} is missing")) from None
     except (OSError, ValueError) as err:
@@ -437,6 +513,27 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+_SETTINGS: Final = (
+    "kind",
+    "max_iter",
+    "learning_rate",
+    "max_leaf_nodes",
+    "l2_regularization",
+    "class_weight",
+    "C",
+    "hidden_units",
+    "alpha",
+    "blend_weight",
+    "blend_iter",
+    "members",
+    "random_state",
+)
+"""The settings of :class:`CellClassifier`, as its archive's header holds them."""
+
+MAX_MEMBERS: Final = 16
+"""The most learners a saved model may average."""
+
+
 def _model_path(path: str | Path | None) -> Path:
     if path is None:
         return MODEL_DIR / MODEL_FILE
@@ -444,36 +541,27 @@ def _model_path(path: str | Path | None) -> Path:
     return path / MODEL_FILE if path.is_dir() else path
 
 
-def _load_skops(model_path: Path) -> CellClassifier:
-    import skops.io
-
-    try:
-        untrusted = set(skops.io.get_untrusted_types(file=model_path))
-        refused = sorted(untrusted - _TRUSTED_TYPES)
-        if refused:
-            raise ModelFileError(
-                _restore(f"the model file {model_path} holds untrusted types: {refused}")
+def _from_archive(
+    header: Mapping[str, Any], arrays: Mapping[str, np.ndarray], model_path: Path
+) -> CellClassifier:
+    """The classifier an archive's header and arrays describe, every part checked."""
+    if header.get("format") != FORMAT:
+        raise ModelFileError(
+            _restore(f"the model file {model_path} is not a square classifier of this program")
+        )
+    version = header.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} was written by another version of the program "
+                f"(format version {version!r}; this program reads version {FORMAT_VERSION})"
             )
-        model = skops.io.load(model_path, trusted=sorted(untrusted))
-    except ModelFileError:
-        raise
-    except Exception as err:  # skops raises many kinds on a damaged archive
-        raise ModelFileError(
-            _restore(f"the model file {model_path} cannot be read: {err}")
-        ) from None
-    if not isinstance(model, CellClassifier):
-        raise ModelFileError(
-            _restore(f"the model file {model_path} holds a {type(model).__name__}")
         )
-    if not hasattr(model, "estimators_"):
-        raise ModelFileError(
-            _restore(f"the model file {model_path} was written by an older version of the program")
-        )
-    if getattr(model, "feature_version_", None) != FEATURE_VERSION:
+    if header.get("feature_version") != FEATURE_VERSION:
         raise ModelFileError(
             _restore(
                 f"the model file {model_path} was trained on feature version "
-                f"{getattr(model, 'feature_version_', None)}, this program computes "
+                f"{header.get('feature_version')}, this program computes "
                 f"version {FEATURE_VERSION}"
             )
         )
@@ -483,95 +571,75 @@ def _load_skops(model_path: Path) -> CellClassifier:
         raise ModelFileError(
             f"the visual vocabulary the model needs cannot be read: {err}"
         ) from None
-    if getattr(model, "words_sha256_", None) != words:
+    if header.get("words_sha256") != words:
         raise ModelFileError(
             _restore(
                 f"the model file {model_path} was trained with another visual vocabulary "
                 "than scorer/data/visual_words.npy"
             )
         )
+    try:
+        return _build(header, arrays)
+    except (ValueError, TypeError, KeyError, AttributeError) as err:
+        raise ModelFileError(
+            _restore(f"the model file {model_path} cannot be read: {err}")
+        ) from None
+
+
+def _build(header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> CellClassifier:
+    """:func:`_from_archive` once the header names this format; ``ValueError`` if a part is off."""
+    settings = header["settings"]
+    if not isinstance(settings, dict) or set(settings) != set(_SETTINGS):
+        raise ValueError("the settings are not those of a CellClassifier")
+    if not all(v is None or isinstance(v, int | float | str) for v in settings.values()):
+        raise ValueError("a setting is not a number or a word")
+    weight = settings["blend_weight"]
+    if not (isinstance(weight, int | float) and 0 <= weight < 1):
+        raise ValueError(f"the blend weight {weight!r} is not in [0, 1)")
+    classes, width = header["classes"], header["n_features"]
+    if not (isinstance(classes, list) and 2 <= len(classes) == len(set(classes))):
+        raise ValueError("the classes are not a list of distinct tokens")
+    if not set(classes) <= set(TOKENS):
+        raise ValueError(f"unknown cell tokens {sorted(set(classes) - set(TOKENS))}")
+    if not (isinstance(width, int) and 0 < width <= 1 << 16):
+        raise ValueError(f"the feature count {width!r} is not a positive whole number")
+    entries, blend_entry = header["learners"], header["blend"]
+    if not (isinstance(entries, list) and 1 <= len(entries) <= MAX_MEMBERS):
+        raise ValueError(f"a model averages 1 to {MAX_MEMBERS} learners")
+    named = {name.partition(".")[0] for name in arrays}
+    used = {e["arrays"] for e in entries} | ({blend_entry["arrays"]} if blend_entry else set())
+    if named != used or len(used) != len(entries) + (blend_entry is not None):
+        raise ValueError("the arrays are not those its learners name")
+    members = [_learner(e, arrays, width) for e in entries]
+    blend = None if blend_entry is None else _learner(blend_entry, arrays, width)
+    if isinstance(blend, FlatTrees):
+        raise ValueError("the blended learner is not a dense one")
+    if any(m.n_outputs != len(classes) for m in [*members, *([blend] if blend else [])]):
+        raise ValueError("a learner does not give one probability per class")
+    model = CellClassifier(**settings)
+    model.estimators_ = members
+    model.blend_ = blend
+    model.classes_ = np.asarray(classes)
+    model.n_features_in_ = width
+    model.feature_version_ = int(header["feature_version"])
+    model.words_sha256_ = str(header["words_sha256"])
     return model
 
 
-class _FlatTrees:
-    """Every tree of a fitted boosted classifier in flat arrays, walked for all rows at once.
-
-    It reads scikit-learn's private ``_predictors`` and ``_baseline_prediction``, so
-    ``pyproject.toml`` pins scikit-learn to the versions it was checked on, and a test
-    compares it with scikit-learn's own ``predict_proba``.
-
-    Leaves point to themselves, so a fixed number of steps (the deepest
-    leaf's depth) brings every (row, tree) pair to its leaf. Most trees are
-    shallow, so three times on the way (at the depths above which half, 80%
-    and 95% of the leaves lie) the pairs already at a leaf are set aside.
-    """
-
-    def __init__(self, estimator: HistGradientBoostingClassifier) -> None:
-        trees = [p.nodes for iteration in estimator._predictors for p in iteration]
-        sizes = np.array([len(nodes) for nodes in trees])
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        nodes = np.concatenate(trees)
-        if nodes["is_categorical"].any():
-            raise ValueError("categorical splits are not supported")
-        shift = np.repeat(offsets, sizes)
-        own = np.arange(len(nodes))
-        leaf = nodes["is_leaf"].astype(bool)
-        left = np.where(leaf, own, nodes["left"].astype(np.int64) + shift)
-        right = np.where(leaf, own, nodes["right"].astype(np.int64) + shift)
-        self.child = np.stack([left, right], axis=1).ravel().astype(np.int32)
-        self.feature = nodes["feature_idx"].astype(np.int32)
-        self.threshold = nodes["num_threshold"].astype(np.float64)
-        self.missing_right = ~nodes["missing_go_to_left"].astype(bool)
-        self.value = nodes["value"].astype(np.float64)
-        self.roots = offsets.astype(np.int32)
-        self.depth = int(nodes["depth"].max())
-        self.is_leaf = leaf
-        depths = nodes["depth"][leaf]
-        self.prune_after = frozenset(int(np.percentile(depths, q)) - 1 for q in (50, 80, 95))
-        self.per_iteration = int(estimator.n_trees_per_iteration_)
-        self.baseline = np.asarray(estimator._baseline_prediction, np.float64).reshape(1, -1)
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:  # noqa: N803
-        x = np.asarray(X, dtype=np.float64)
-        n, width = x.shape
-        flat = x.ravel()
-        index = np.tile(self.roots, n)  # (row, tree) pairs, row-major
-        start = np.repeat(np.arange(n, dtype=np.int64) * width, len(self.roots))
-        missing = bool(np.isnan(flat).any())
-        reached = index.copy()
-        pending = np.arange(index.size)
-        for step in range(self.depth):
-            values = flat[start + self.feature[index]]
-            right = values > self.threshold[index]  # NaN compares False: handled below
-            if missing:
-                right = np.where(np.isnan(values), self.missing_right[index], right)
-            index = self.child[2 * index + right]
-            if step in self.prune_after:  # most trees are shallow: walk on only the rest
-                done = self.is_leaf[index]
-                reached[pending[done]] = index[done]
-                keep = ~done
-                pending, index, start = pending[keep], index[keep], start[keep]
-        reached[pending] = index
-        leaves = self.value[reached].reshape(len(x), -1, self.per_iteration)
-        raw = leaves.sum(axis=1) + self.baseline
-        if self.per_iteration == 1:  # two classes: a logistic link on one score
-            positive = 1.0 / (1.0 + np.exp(-raw[:, 0]))
-            return np.stack([1.0 - positive, positive], axis=1)
-        raw -= raw.max(axis=1, keepdims=True)
-        exp = np.exp(raw)
-        return np.asarray(exp / exp.sum(axis=1, keepdims=True))
-
-
-_FLAT: Final[weakref.WeakKeyDictionary[Any, _FlatTrees]] = weakref.WeakKeyDictionary()
-
-
-def _flat_trees(estimator: HistGradientBoostingClassifier) -> _FlatTrees:
-    """The flat trees of ``estimator``, built once and kept out of the saved model."""
-    flat = _FLAT.get(estimator)
-    if flat is None:
-        flat = _FlatTrees(estimator)
-        _FLAT[estimator] = flat
-    return flat
+def _learner(
+    entry: Mapping[str, Any], arrays: Mapping[str, np.ndarray], width: int
+) -> FlatTrees | Dense:
+    prefix = entry["arrays"]
+    own = {
+        name.partition(".")[2]: array
+        for name, array in arrays.items()
+        if name.partition(".")[0] == prefix
+    }
+    if entry.get("type") == "trees":
+        return FlatTrees.from_arrays(own, entry, width)
+    if entry.get("type") == "dense":
+        return Dense.from_arrays(own, entry, width)
+    raise ValueError(f"unknown learner type {entry.get('type')!r}")
 
 
 def _restore(reason: str) -> str:

@@ -26,11 +26,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linear_sum_assignment, milp
-from scipy.sparse import csr_matrix
 
 from scorer.rules.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, tileset, tileset_counts
 
@@ -240,9 +238,12 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
         ]
     )
     lower = np.concatenate([np.ones(n + 1), np.zeros(len(dominoes) + len(labels))])
+    from scipy.optimize import Bounds, LinearConstraint
+    from scipy.sparse import csr_matrix
+
     r, c = zip(*prog.entries, strict=True)
     matrix = csr_matrix((np.ones(len(r)), (r, c)), shape=(n_rows, len(prog.costs)))
-    result = milp(
+    result = _milp(
         np.asarray(prog.costs),
         constraints=LinearConstraint(matrix, lower, upper),
         integrality=np.ones(len(prog.costs)),
@@ -258,8 +259,22 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
     return chosen
 
 
+def _milp(*args: Any, **kwargs: Any) -> Any:
+    """:func:`scipy.optimize.milp`, imported on first use.
+
+    SciPy loads only when a grid needs the solver: most boards are buildable as read
+    (:func:`_best_if_buildable`), and importing the solver takes longer than reading a
+    photo.
+    """
+    from scipy.optimize import milp
+
+    return milp(*args, **kwargs)
+
+
 def _assign(cost: np.ndarray) -> list[Cell]:
     """Labels without pairing (tile-set counts and one castle), by linear assignment."""
+    from scipy.optimize import linear_sum_assignment
+
     n = len(cost)
     counts = tileset_counts()
     slots = [c for c in ALL_CELLS if c in counts for _ in range(counts[c])]

@@ -1,16 +1,16 @@
-"""Tests for scorer.lab.bench: the timing of one rectified board, stage by stage."""
+"""Tests for scorer.lab.bench: the timing of a board stage by stage, of the cold start and
+of a pile of photos."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
-from scorer.lab import bench, evaluate_photos
+from scorer.lab import bench, bench_commands, evaluate_photos
 from scorer.lab.fit import fit_cell_classifier
-from scorer.read import classify
 from scorer.read.cells import cells_features
 
 
@@ -26,25 +26,12 @@ def test_bench_board_times_every_stage(capsys: pytest.CaptureFixture[str]) -> No
     printed = capsys.readouterr().out
     assert "features" in printed
     assert "median" in printed
-    compared = bench.bench_board(board, (3, 3), model, repeat=2, sklearn_trees=True)
-    assert len(compared["model_sklearn"]) == 2
 
 
 def test_bench_refuses_an_unreadable_board(tmp_path: Path) -> None:
     missing = tmp_path / "nope.jpg"
     with pytest.raises(SystemExit, match="cannot read"):
         bench._board_image(str(missing), 5)
-
-
-def test_committed_model_reads_a_board_as_scikit_learn_does(fixtures: Path) -> None:
-    """The flat trees give the committed model's probabilities as scikit-learn does."""
-    if not (classify.MODEL_DIR / classify.MODEL_FILE).exists():
-        pytest.skip("no committed model")
-    model = classify.load_model()
-    paths = sorted((fixtures / "cells").glob("*.jpg"))[:25]
-    features = cells_features([cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths])
-    expected = bench.sklearn_proba(model, features)
-    assert np.allclose(model.expand_proba(model.predict_proba(features)), expected, atol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +52,64 @@ def test_photo_hands_the_rest_of_the_line_to_the_photo_bench(
 
 
 def test_board_options_are_parsed_and_unknown_ones_refused() -> None:
-    args = bench._parser().parse_args(["--grid", "7", "--repeat", "3", "--sklearn-trees"])
-    assert (args.grid, args.repeat, args.sklearn_trees, args.board) == (7, 3, True, None)
+    args = bench._parser().parse_args(["--grid", "7", "--repeat", "3"])
+    assert (args.grid, args.repeat, args.board) == (7, 3, None)
     with pytest.raises(SystemExit):
         bench.main(["--photos"])  # not an abbreviation of anything
+    with pytest.raises(SystemExit):
+        bench.main(["--sklearn-trees"])  # the saved model holds no scikit-learn trees
+
+
+@pytest.mark.parametrize(
+    ("argv", "mode", "rest"),
+    [
+        (["--startup"], "startup", []),
+        (["--startup", "game.jpg", "--repeat", "2"], "startup", ["game.jpg", "--repeat", "2"]),
+        (["--batch", "30", "--jobs", "2"], "batch", [30, "--jobs", "2"]),
+        (["--long-side", "800", "--batch", "20"], "batch", [20, "--long-side", "800"]),
+    ],
+)
+def test_startup_and_batch_hand_the_rest_of_the_line_on(
+    argv: list[str], mode: str, rest: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given: list[tuple[str, list[object]]] = []
+    monkeypatch.setattr(
+        bench_commands, "startup_main", lambda a: given.append(("startup", list(a))) or 0
+    )
+    monkeypatch.setattr(
+        bench_commands, "batch_main", lambda n, a: given.append(("batch", [n, *a])) or 0
+    )
+    assert bench.main(argv) == 0
+    assert given == [(mode, rest)]
+
+
+def test_startup_prints_each_step_and_the_target(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = {"imports": 0.3, "model": 0.03, "first": 0.4, "second": 0.3}
+    seconds = {"pass": 0.02, "import cv2, numpy": 0.2}
+
+    def fake(arguments: list[str], root: Path | None = None) -> tuple[float, str]:
+        if arguments[:2] == ["-m", "scorer"]:
+            return 0.8, ""
+        if arguments[1] in seconds:
+            return seconds[arguments[1]], ""
+        return 1.0, json.dumps(steps)
+
+    monkeypatch.setattr(bench_commands, "timed", fake)
+    figures = bench_commands.startup("photo.jpg", repeat=2)
+    assert figures == {"interpreter": 0.02, "baseline": 0.2, "command": 0.8, **steps}
+    bench_commands.print_startup(figures)
+    printed = capsys.readouterr().out
+    assert "4.0 × the baseline" in printed
+    assert "2.00 × a warm photo (misses the target 1.5 ×: 0.65 s)" in printed
+
+
+def test_batch_scores_generated_photos_one_by_one_and_in_a_pool(tmp_path: Path) -> None:
+    files = bench_commands.write_scenes(tmp_path, 2, seed=5, long_side=500, data=str(tmp_path))
+    assert [Path(f).name for f in files] == ["scene-0000.jpg", "scene-0001.jpg"]
+    figures = bench_commands.batch(files, jobs=2)
+    assert figures["same"]
+    assert figures["workers"] == 2
+    assert figures["serial"] > 0 and figures["parallel"] > 0
+    assert figures["pixels"] == "long side 500–500 px"

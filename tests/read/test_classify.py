@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 from scorer.lab.fit import fit_cell_classifier
-from scorer.read import classify
+from scorer.read import classify, modelfile
 from scorer.read.cells import cell_features
 from scorer.read.classify import (
     METADATA_FILE,
@@ -209,3 +214,158 @@ def test_runner_up_is_the_likeliest_reading_other_than_the_decoded_one() -> None
     assert prediction.runner_up((0, 0)) == Cell.parse("W0")
     assert prediction.runner_up((0, 1)) != Cell.parse("M0")
     assert prediction.second_choices() == {(0, 0): Cell.parse("W0")}
+
+
+# --------------------------------------------------------------------------- the file format
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_boosted_blended_model_loads_bit_for_bit_as_numpy_code(tmp_path: Path) -> None:
+    """What the committed model is: two boosted learners averaged, blended with a perceptron."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 12)).astype(np.float32)  # noqa: N806
+    tokens = np.array([c.token for c in ALL_CELLS[:5]])
+    y = tokens[(X[:, 0] * 2 + X[:, 1]).astype(int) % 5]
+    model = fit_cell_classifier(
+        X, y, kind="hgb", max_iter=15, members=2, blend_weight=0.3, blend_iter=50
+    )
+    save_model(model, tmp_path, {"note": "test"})
+    loaded = load_model(tmp_path)
+    assert [type(e).__name__ for e in loaded.estimators_] == ["FlatTrees", "FlatTrees"]
+    assert type(loaded.blend_).__name__ == "Dense"
+    board = rng.normal(size=(49, 12)).astype(np.float32)
+    assert np.array_equal(loaded.predict_proba(board), model.predict_proba(board))
+    assert list(loaded.classes_) == list(model.classes_)
+    many = rng.normal(size=(600, 12)).astype(np.float32)  # beyond one batch of trees
+    assert np.allclose(loaded.predict_proba(many), model.predict_proba(many), atol=1e-12)
+
+
+def test_saved_model_is_plain_arrays_numpy_opens_without_pickle(saved_model: Path) -> None:
+    with np.load(saved_model / MODEL_FILE, allow_pickle=False) as archive:
+        names = archive.files
+        assert "header.json" in names
+        arrays = [archive[n] for n in names if n != "header.json"]
+    assert arrays and all(a.dtype.kind in "biuf" for a in arrays)
+
+
+def test_saving_twice_writes_the_same_bytes(tiny_model: CellClassifier, tmp_path: Path) -> None:
+    first = save_model(tiny_model, tmp_path / "a", {"note": "test"})
+    second = save_model(tiny_model, tmp_path / "b", {"note": "test"})
+    assert first["sha256"] == second["sha256"]
+
+
+def test_reading_the_committed_model_imports_neither_scikit_learn_nor_scipy() -> None:
+    if not (classify.MODEL_DIR / MODEL_FILE).exists():
+        pytest.skip("no committed model yet")
+    script = (
+        "import sys, numpy as np\n"
+        "from scorer.read.classify import load_model\n"
+        "model = load_model()\n"
+        "model.predict_proba(np.zeros((25, model.n_features_in_)))\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'scipy', 'skops'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def _forge(folder: Path, header: dict[str, Any] | None = None, **members: bytes) -> None:
+    """Rewrite the archive in ``folder`` (header fields changed, members added or
+    replaced by raw bytes) and its metadata's sha256 to match, as a forger would."""
+    path = folder / MODEL_FILE
+    with zipfile.ZipFile(path) as old:
+        contents = {n: old.read(n) for n in old.namelist()}
+    if header:
+        contents["header.json"] = json.dumps(
+            {**json.loads(contents["header.json"]), **header}
+        ).encode()
+    contents.update({name.replace("__", "."): data for name, data in members.items()})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as new:
+        for name, data in contents.items():
+            new.writestr(name, data)
+    metadata = json.loads((folder / METADATA_FILE).read_text())
+    metadata["sha256"] = classify.file_sha256(path)
+    (folder / METADATA_FILE).write_text(json.dumps(metadata))
+
+
+def _npy(array: np.ndarray, *, shape: tuple[int, ...] | None = None) -> bytes:
+    """The ``.npy`` bytes of ``array`` (pickled when it holds objects); with ``shape``, a
+    header that names that shape before the data of ``array``."""
+    out = io.BytesIO()
+    if shape is None:
+        np.save(out, array, allow_pickle=True)
+    else:
+        header = {"descr": array.dtype.str, "fortran_order": False, "shape": shape}
+        np.lib.format.write_array_header_1_0(out, header)
+        out.write(array.tobytes())
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("forge", "message"),
+    [
+        (lambda f: _forge(f, {"format_version": 2}), "another version of the program"),
+        (lambda f: _forge(f, {"format": "other"}), "not a square classifier"),
+        (lambda f: _forge(f, evil__py=b"import os"), "members that are not arrays"),
+        (
+            lambda f: _forge(f, m0__scale__npy=_npy(np.array([object()], dtype=object))),
+            "not a plain number",
+        ),
+        (
+            lambda f: _forge(f, m0__scale__npy=_npy(np.zeros(3), shape=(9_999_999,))),
+            "does not hold the array its header names",
+        ),
+        (lambda f: _forge(f, header__json=b"{not json"), "is not JSON"),
+        (lambda f: _forge(f, {"learners": []}), "1 to 16 learners"),
+        (lambda f: _forge(f, {"n_features": 3}), "the scaler does not have one entry per feature"),
+        (lambda f: _forge(f, {"classes": ["W0", "W0"]}), "distinct tokens"),
+    ],
+)
+def test_forged_model_archive_is_refused_with_the_file_named(
+    saved_model: Path, forge: Any, message: str
+) -> None:
+    forge(saved_model)
+    with pytest.raises(ModelFileError, match=message) as err:
+        load_model(saved_model)
+    assert str(saved_model / MODEL_FILE) in str(err.value)
+    assert "make train" in str(err.value)
+
+
+def test_trees_pointing_outside_their_arrays_are_refused(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 4))  # noqa: N806
+    model = fit_cell_classifier(X, np.where(X[:, 0] > 0, "W0", "C"), kind="hgb", max_iter=3)
+    save_model(model, tmp_path, {"note": "test"})
+    with np.load(tmp_path / MODEL_FILE, allow_pickle=False) as archive:
+        child = archive["m0.child"].copy()
+    child[0] = 10**6
+    _forge(tmp_path, m0__child__npy=_npy(child))
+    with pytest.raises(ModelFileError, match="points outside its range"):
+        load_model(tmp_path)
+
+
+def test_caps_are_checked_before_unpacking(
+    saved_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(modelfile, "MAX_UNPACKED_BYTES", 1000)
+    with pytest.raises(ModelFileError, match=r"unpacks to \d+ bytes, more than 1000"):
+        load_model(saved_model)
+    monkeypatch.setattr(modelfile, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(ModelFileError, match="larger than 1000 bytes"):
+        load_model(saved_model)
+
+
+def test_oversized_metadata_is_refused(saved_model: Path) -> None:
+    path = saved_model / METADATA_FILE
+    metadata = json.loads(path.read_text())
+    metadata["padding"] = "x" * (modelfile.MAX_HEADER_BYTES + 1)
+    path.write_text(json.dumps(metadata))
+    with pytest.raises(ModelFileError, match="larger than"):
+        load_model(saved_model)
+
+
+def test_a_deflate_bomb_member_is_refused_before_it_is_unpacked(saved_model: Path) -> None:
+    _forge(saved_model, big__npy=b"\0" * (modelfile.MAX_UNPACKED_BYTES + 1))
+    with pytest.raises(ModelFileError, match="unpacks to"):
+        load_model(saved_model)

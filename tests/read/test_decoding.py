@@ -169,7 +169,7 @@ def test_decode_falls_back_to_counts_alone_without_a_solution(
     class NoSolution:
         x = None
 
-    monkeypatch.setattr(decoding, "milp", lambda *args, **kwargs: NoSolution())
+    monkeypatch.setattr(decoding, "_milp", lambda *args, **kwargs: NoSolution())
     probs = _with(_one_hot(["M3", "M3", "C", "W0"]), 1, {"M3": 0.6, "M2": 0.4})
     kingdom, _ = decode(probs, ALL_CELLS, (2, 2))
     assert _tokens(kingdom) == ["M3", "M2", "C", "W0"]
@@ -181,7 +181,7 @@ def test_candidate_pruning_keeps_every_label_pairing_could_choose() -> None:
 
 
 def test_a_buildable_best_reading_skips_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decoding, "milp", lambda *args, **kwargs: pytest.fail("solver called"))
+    monkeypatch.setattr(decoding, "_milp", lambda *args, **kwargs: pytest.fail("solver called"))
     kingdom, _ = decode(_one_hot(_tokens(BUILT)), ALL_CELLS, (5, 5))
     assert kingdom == BUILT
 

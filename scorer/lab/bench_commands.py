@@ -1,0 +1,235 @@
+"""Time whole commands in fresh processes: the cold start, and a pile of photos.
+
+``python -m scorer.bench --startup [PHOTO]`` runs, each in a new interpreter and
+``--repeat`` times in turn, ``python -c pass`` (the interpreter), ``import cv2,
+numpy`` (the baseline: what any program reading photos loads), a script that
+times the imports, the model load, a first and a second photo, and the command
+itself, ``python -m scorer PHOTO``; it prints the median of each. The target is a
+cold command that costs at most the baseline plus 1.5 times a warm photo.
+
+``python -m scorer.bench --batch N`` writes ``N`` generated table photos
+(:func:`scorer.lab.synth.make_scene`) as JPEG files into a temporary folder and
+times ``python -m scorer --json`` on all of them one after another (``--jobs 1``)
+and as it runs by default (a pool of processes, one per core), checks that both
+print the same, and prints both times and their ratio.
+
+With ``--against DIR`` (another checkout, e.g. ``git archive 3e303ed | tar -x -C
+DIR``), both also time that code, in the same run, the same way.
+
+The processes run as an installed program does: with its bytecode cached (an
+untimed run first writes it) and the files in the system's cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Final
+
+SAMPLE: Final = Path(__file__).resolve().parents[2] / "sample_images" / "sample_board.jpg"
+"""The photo the cold start is timed on by default."""
+
+WARM_FACTOR: Final = 1.5
+"""A cold command may cost the baseline import plus this many warm photos."""
+
+BREAKDOWN: Final = """
+import json, sys, time
+t0 = time.perf_counter()
+from scorer.photo.imageio import load_image
+from scorer.pipeline import score_photo
+from scorer.read.classify import default_model
+t1 = time.perf_counter()
+default_model()
+t2 = time.perf_counter()
+score_photo(load_image(sys.argv[1]))
+t3 = time.perf_counter()
+score_photo(load_image(sys.argv[1]))
+t4 = time.perf_counter()
+print(json.dumps({"imports": t1 - t0, "model": t2 - t1, "first": t3 - t2, "second": t4 - t3}))
+"""
+"""Times, inside one process, what a photo needs; the same for any checkout of the program."""
+
+
+def startup_main(argv: Sequence[str]) -> int:
+    """``--startup``: the cold-start breakdown of one photo."""
+    p = argparse.ArgumentParser(prog="python -m scorer.bench --startup", description=__doc__)
+    p.add_argument("photo", nargs="?", default=str(SAMPLE), help="photo (default: the sample)")
+    p.add_argument("--repeat", type=int, default=5, help="fresh processes per step")
+    p.add_argument("--against", metavar="DIR", help="also time another checkout")
+    args = p.parse_args(argv)
+    photo = str(Path(args.photo).resolve())
+    sides = {"": None} if not args.against else {"": None, "against": Path(args.against)}
+    figures = {name: startup(photo, args.repeat, root) for name, root in sides.items()}
+    print(f"cold start on {Path(photo).name}: median of {args.repeat} fresh processes each")
+    print_startup(figures[""])
+    if args.against:
+        print(f"the same for {args.against}:")
+        print_startup(figures["against"])
+    return 0
+
+
+def startup(photo: str, repeat: int, root: Path | None = None) -> dict[str, float]:
+    """Median seconds of each step of a cold start (see the module's description)."""
+    runs: dict[str, list[float]] = {}
+    commands = {
+        "interpreter": ["-c", "pass"],
+        "baseline": ["-c", "import cv2, numpy"],
+        "command": ["-m", "scorer", photo],
+    }
+    for k in range(repeat + 1):  # the first round writes the bytecode and is not counted
+        for name, command in commands.items():
+            seconds = timed(command, root)[0]
+            if k:
+                runs.setdefault(name, []).append(seconds)
+        _, out = timed(["-c", BREAKDOWN, photo], root)
+        if k:
+            for name, seconds in json.loads(out.splitlines()[-1]).items():
+                runs.setdefault(name, []).append(seconds)
+    return {name: statistics.median(seconds) for name, seconds in runs.items()}
+
+
+def print_startup(f: dict[str, float]) -> None:
+    """Print one cold start's steps and how the command compares with the target."""
+    rows = [
+        ("interpreter", "python -c pass"),
+        ("baseline", "python -c 'import cv2, numpy'"),
+        ("imports", "scorer.photo.imageio, scorer.pipeline, scorer.read.classify"),
+        ("model", "default_model()"),
+        ("first", "first photo: load_image + score_photo"),
+        ("second", "second photo, the same again: the warm time"),
+        ("command", "python -m scorer PHOTO, from start to exit"),
+    ]
+    for name, what in rows:
+        print(f"  {name:<12} {f[name]:6.2f} s   {what}")
+    allowed = f["baseline"] + WARM_FACTOR * f["second"]
+    factor = (f["command"] - f["baseline"]) / f["second"]
+    verdict = "meets" if f["command"] <= allowed else "misses"
+    print(
+        f"  the command: {f['command'] / f['baseline']:.1f} × the baseline; baseline + "
+        f"{factor:.2f} × a warm photo ({verdict} the target {WARM_FACTOR} ×: {allowed:.2f} s)"
+    )
+
+
+def batch_main(count: int, argv: Sequence[str]) -> int:
+    """``--batch N``: one process against a pool on ``N`` generated photos."""
+    p = argparse.ArgumentParser(prog="python -m scorer.bench --batch N", description=__doc__)
+    p.add_argument("--jobs", type=int, help="processes of the pool (default: the command's)")
+    p.add_argument("--long-side", type=int, default=0, help="resize the photos to it (pixels)")
+    p.add_argument("--data", help="labelled data folder (else generated boards)")
+    p.add_argument("--seed", type=int, default=300_000, help="first scene seed")
+    p.add_argument("--against", metavar="DIR", help="also time another checkout, one by one")
+    p.add_argument("--keep", metavar="DIR", help="write the photos here and keep them")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep or tmp).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        files = write_scenes(folder, count, args.seed, args.long_side, args.data)
+        made = time.perf_counter() - started
+        figures = batch(files, args.jobs, Path(args.against) if args.against else None)
+    print(f"{count} generated photos ({figures['pixels']}), written in {made:.0f} s to {folder}:")
+    serial, parallel = figures["serial"], figures["parallel"]
+    print(f"  one by one (--jobs 1)      {serial:7.1f} s   {serial / count:.2f} s a photo")
+    print(
+        f"  pool of {figures['workers']} processes        {parallel:7.1f} s   "
+        f"{parallel / count:.2f} s a photo"
+    )
+    print(f"  pool / one by one          {parallel / serial:7.2f}")
+    print(f"  the same output            {'yes' if figures['same'] else 'NO'}")
+    if "against" in figures:
+        print(f"  {args.against}, one by one {figures['against']:7.1f} s")
+        print(f"  pool / that                {parallel / figures['against']:7.2f}")
+    return 0 if figures["same"] else 1
+
+
+def write_scenes(
+    folder: Path, count: int, seed: int, long_side: int = 0, data: str | None = None
+) -> list[str]:
+    """Write ``count`` generated photos as JPEG files; return their paths, in order."""
+    jobs = [(folder / f"scene-{k:04d}.jpg", seed + k, long_side, data) for k in range(count)]
+    with ProcessPoolExecutor() as pool:
+        return list(pool.map(_write_scene, jobs, chunksize=4))
+
+
+_BOARDS: dict[str | None, Any] = {}
+
+
+def _write_scene(job: tuple[Path, int, int, str | None]) -> str:
+    import cv2
+
+    from scorer.lab import datasets
+    from scorer.lab.synth import demo_board, make_scene
+
+    path, seed, long_side, data = job
+    if data not in _BOARDS:
+        try:
+            _BOARDS[data] = datasets.load_aau_boards(datasets.data_dir(data))
+        except FileNotFoundError:
+            _BOARDS[data] = [demo_board(k) for k in range(8)]
+    image = make_scene(seed, _BOARDS[data]).image
+    if long_side:
+        scale = long_side / max(image.shape[:2])
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return str(path)
+
+
+def batch(files: Sequence[str], jobs: int | None, against: Path | None = None) -> dict[str, Any]:
+    """Seconds of the command on ``files`` one by one and in its pool, and whether both
+    printed the same."""
+    from scorer.batch import cores, worker_count
+
+    parallel_args = [] if jobs is None else ["--jobs", str(jobs)]
+    serial, one_by_one = timed(["-m", "scorer", "--json", "--jobs", "1", *files])
+    parallel, pooled = timed(["-m", "scorer", "--json", *parallel_args, *files])
+    figures: dict[str, Any] = {
+        "serial": serial,
+        "parallel": parallel,
+        "same": one_by_one == pooled,
+        "workers": worker_count(jobs, len(files)) if jobs else cores(),
+        "pixels": _sizes(files),
+    }
+    if against is not None:
+        figures["against"] = timed(["-m", "scorer", "--json", *files], against)[0]
+    return figures
+
+
+def timed(arguments: Sequence[str], root: Path | None = None) -> tuple[float, str]:
+    """Seconds a fresh ``python ARGUMENTS`` takes, and what it printed; run from ``root``
+    (another checkout) when given. A crash or a usage error raises ``RuntimeError``."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: the bytecode is cached
+    if root is not None:
+        env["PYTHONPATH"] = str(root)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, *arguments],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"python {' '.join(arguments[:3])}… failed:\n{done.stderr[-2000:]}")
+    return seconds, done.stdout
+
+
+def _sizes(files: Sequence[str]) -> str:
+    from PIL import Image
+
+    sides = []
+    for path in files:
+        with Image.open(path) as image:
+            sides.append(max(image.size))
+    return f"long side {min(sides)}–{max(sides)} px"
