@@ -7,7 +7,10 @@ SQLite transaction in WAL mode, so a crash or a killed process mid-write
 leaves every finished game intact, and two browser tabs saving at once both
 succeed. A file that is not a games file, is damaged, or was written by a
 newer version of the program raises :class:`~scorer.rules.errors.StoreError` and is
-never overwritten.
+never overwritten; one that is not a regular file (a named pipe, a device) is
+refused before it is opened, and refusing a file creates nothing beside it. A
+games file this program may not write is opened read-only: its games are shown,
+and saving is off (:attr:`GameStore.read_only_note`).
 
 >>> import tempfile
 >>> from scorer.rules.kingdom import Kingdom
@@ -39,8 +42,9 @@ from typing import Any, Final, NamedTuple
 
 import platformdirs
 
+from scorer.files import not_regular, open_regular
 from scorer.rules.errors import DynastyError, StoreBusyError, StoreError
-from scorer.rules.kingdom import GridParseError, Kingdom
+from scorer.rules.kingdom import GridParseError, Kingdom, quoted
 from scorer.rules.scoring import (
     DYNASTY_GAMES,
     MAX_PLAYERS,
@@ -120,7 +124,18 @@ class GameStore:
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        _open_or_create(self.path)
+        self.read_only = _open_or_create(self.path)
+        """Whether the file can only be read: its games are shown, nothing is saved."""
+
+    @property
+    def read_only_note(self) -> str | None:
+        """What to tell the player when the file is read-only: saving is off; else None."""
+        if not self.read_only:
+            return None
+        return (
+            f"The games file {self.path} is read-only: saved games are shown, but saving is "
+            "off. Make it writable, or set KINGDOMINO_DB to another file, to save games."
+        )
 
     def save_game(
         self,
@@ -201,8 +216,15 @@ class GameStore:
             ).fetchall()
         by_game: dict[int, list[SavedPlayer]] = {}
         for game_id, name, grid, total, corrected in players:
+            if not isinstance(name, str):
+                raise StoreError(f"saved game {game_id} has an unreadable player name: {name!r}")
             by_game.setdefault(game_id, []).append(
-                SavedPlayer(name, _parse_grid(grid, game_id, name), int(total), bool(corrected))
+                SavedPlayer(
+                    name,
+                    _parse_grid(grid, game_id, name),
+                    _parse_total(total, game_id, name),
+                    bool(corrected),
+                )
             )
         return [
             SavedGame(
@@ -267,7 +289,8 @@ class GameStore:
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: every query inside sees the same saved games."""
-        with _errors_as_store_errors(self.path), closing(_connect(self.path)) as conn:
+        connect = _read_only_store if self.read_only else _connect
+        with _errors_as_store_errors(self.path), closing(connect(self.path)) as conn:
             conn.execute("BEGIN")
             try:
                 yield conn
@@ -277,6 +300,8 @@ class GameStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction: all of it is saved, or none of it."""
+        if self.read_only:
+            raise StoreError(f"saving is off: the games file {self.path} is read-only")
         with _errors_as_store_errors(self.path), closing(_connect(self.path)) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -311,21 +336,30 @@ _TABLES: Final = frozenset({"games", "players"})
 _SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 
 
-def _open_or_create(path: Path) -> None:
-    """Check an existing file without writing to it, then create the tables if it is new.
+def _open_or_create(path: Path) -> bool:
+    """Check an existing file without writing to it, then create the tables if it is new;
+    return whether the file can only be read (then nothing is written to it).
 
     Windows opening a new file at the same moment race to switch it to WAL and
     create the tables. SQLite answers some of these steps "busy" at once, without
     waiting, so the step is tried again until :data:`BUSY_TIMEOUT_MS` has passed.
     """
-    if path.is_dir():
-        raise StoreError(f"the games file {path} is a folder")
+    try:
+        kind = not_regular(os.stat(path).st_mode)
+    except FileNotFoundError:
+        kind = None
+    except OSError as err:
+        raise StoreError(f"cannot use the games file {path}: {err.strerror or err}") from None
+    if kind is not None:  # a named pipe would block here, and the page with it
+        raise StoreError(f"the games file {path} is {kind}, not a file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise StoreError(f"cannot create the folder for the games file {path}: {err}") from None
     if path.exists():
         _check_existing(path)
+        if not _writable(path):
+            return True
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     with _errors_as_store_errors(path):
         while True:
@@ -338,6 +372,18 @@ def _open_or_create(path: Path) -> None:
             time.sleep(_BUSY_RETRY_S)
     if version is not None:
         _check_version(path, version)
+    return False
+
+
+def _writable(path: Path) -> bool:
+    """Whether this program may write the games file, and the side files SQLite keeps
+    beside it in WAL mode (``-wal``, ``-shm``)."""
+    if not os.access(path, os.W_OK):
+        return False
+    if os.access(path.parent, os.W_OK | os.X_OK):
+        return True
+    sides = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    return all(os.access(side, os.W_OK) for side in sides)
 
 
 _BUSY_RETRY_S: Final = 0.02
@@ -359,6 +405,7 @@ def _prepare(path: Path) -> int | None:
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:  # new, or another window is creating it right now
+                _refuse_other_program(conn, path)
                 _refuse_foreign(conn, path)
                 for statement in _SCHEMA:
                     conn.execute(statement)
@@ -372,31 +419,81 @@ def _prepare(path: Path) -> int | None:
 
 
 def _check_existing(path: Path) -> None:
-    """Refuse a file that is not ours, damaged or newer; read-only, so it is never changed."""
+    """Refuse a file that is not ours, damaged or newer; read-only, so it is never changed.
+
+    The decision on a file that is not a games file is taken from its header and from a
+    connection that opens no side files (``immutable``), so refusing it leaves nothing
+    beside it; only a file marked as a games file is opened the usual way.
+    """
     try:
-        with path.open("rb") as handle:
-            head = handle.read(len(_SQLITE_MAGIC))
+        with open_regular(path, what="a file", error=StoreError) as handle:
+            header = handle.read(_HEADER_BYTES)
+    except StoreError as err:
+        raise StoreError(f"cannot read the games file {path}: {err}") from None
     except OSError as err:
         raise StoreError(f"cannot read the games file {path}: {err.strerror}") from None
-    if not head:
+    if not header:
         return  # an empty file: a new store
-    if head != _SQLITE_MAGIC:
+    if header[: len(_SQLITE_MAGIC)] != _SQLITE_MAGIC:
         raise StoreError(f"{path} is not a games file (it is not an SQLite database)")
+    if len(header) < _HEADER_BYTES:
+        raise StoreError(f"the games file {path} is damaged: its header is cut short")
+    version = int.from_bytes(header[60:64], "big")
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id not in (0, APPLICATION_ID):
+        raise StoreError(f"{path} is not a games file (it belongs to another program)")
+    _check_version(path, version)
+    if app_id != APPLICATION_ID:
+        _check_unmarked(path)
+        return
     with _errors_as_store_errors(path), closing(_read_only_connect(path)) as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        if app_id not in (0, APPLICATION_ID):
-            raise StoreError(f"{path} is not a games file (it belongs to another program)")
+        _refuse_other_program(conn, path)
         _check_version(path, version)
-        if version == 0:
-            _refuse_foreign(conn, path)
-            return
         problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise StoreError(f"the games file {path} is damaged: {problems[0]}")
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         if not _TABLES.issubset(tables):
             raise StoreError(f"the games file {path} is damaged: tables are missing")
+
+
+_HEADER_BYTES: Final = 100
+"""Length of an SQLite file's header: ``user_version`` at 60, ``application_id`` at 68."""
+
+
+def _check_unmarked(path: Path) -> None:
+    """Refuse an SQLite file not marked as a games file if it holds anything (another
+    program's database), looking without opening its side files.
+
+    A new games file that another window is creating now may not show its mark in the
+    file itself yet; whatever cannot be read here is left to the write transaction of
+    :func:`_prepare`, which checks again under SQLite's lock.
+    """
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
+            if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+                return
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError:
+        return
+    _check_version(path, version)
+    if version == 0 and not tables:
+        return  # an empty database: a new store
+    if not _TABLES.issubset(tables):
+        names = sorted(tables)[:3]
+        raise StoreError(
+            f"{path} is not a games file (it is another program's database, "
+            f"with tables such as {', '.join(names)})"
+        )
+
+
+def _refuse_other_program(conn: sqlite3.Connection, path: Path) -> None:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id not in (0, APPLICATION_ID):
+        raise StoreError(f"{path} is not a games file (it belongs to another program)")
 
 
 def _check_version(path: Path, version: int) -> None:
@@ -425,10 +522,30 @@ def _raw_connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _read_only_connect(path: Path) -> sqlite3.Connection:
-    uri = f"{path.resolve().as_uri()}?mode=ro"
+def _read_only_connect(path: Path, immutable: bool = False) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _read_only_store(path: Path) -> sqlite3.Connection:
+    """A read-only connection to a checked games file this program may not write.
+
+    SQLite reads a file in WAL mode through its side files; where it cannot create them
+    (a folder it may not write), the file is read as it is on disk (``immutable``).
+    """
+    conn = _read_only_connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.OperationalError:
+        conn.close()
+        conn = _read_only_connect(path, immutable=True)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        conn.close()
+        _check_version(path, version)
+        raise StoreError(f"the games file {path} is damaged: its version is {version}")
     return conn
 
 
@@ -563,6 +680,8 @@ def _rules_from_text(text: str, game_id: int) -> Rules:
 
 def _parse_grid(text: str, game_id: int, name: str) -> Kingdom:
     try:
+        if not isinstance(text, str):
+            raise GridParseError(f"a kingdom is text, not {type(text).__name__}")
         return Kingdom.parse(text)
     except GridParseError as err:
         raise StoreError(
@@ -570,8 +689,18 @@ def _parse_grid(text: str, game_id: int, name: str) -> Kingdom:
         ) from None
 
 
+def _parse_total(total: object, game_id: int, name: str) -> int:
+    """A stored total, which must be a whole number (SQLite keeps any value in any column)."""
+    if isinstance(total, float) and total.is_integer():
+        return int(total)
+    if not isinstance(total, int) or isinstance(total, bool):
+        shown = quoted(total) if isinstance(total, str) else total
+        raise StoreError(f"saved game {game_id} has an unreadable total for {name}: {shown!r}")
+    return total
+
+
 def _parse_time(text: str, game_id: int) -> datetime:
     try:
         return datetime.fromisoformat(text)
-    except ValueError:
+    except (ValueError, TypeError):
         raise StoreError(f"saved game {game_id} has an unreadable date: {text!r}") from None

@@ -281,6 +281,12 @@ UNUSABLE = {
         lambda d: _sqlite_file(d / "g", "CREATE TABLE photos (id INTEGER PRIMARY KEY)"),
         "another program's database, with tables such as photos",
     ),
+    "another program's database, in WAL mode": (
+        lambda d: _sqlite_file(
+            d / "g", "PRAGMA journal_mode = WAL", "CREATE TABLE photos (id INTEGER PRIMARY KEY)"
+        ),
+        "another program's database, with tables such as photos",
+    ),
     "another program's id": (
         lambda d: _sqlite_file(d / "g", "PRAGMA application_id = 1234"),
         "belongs to another program",
@@ -313,10 +319,8 @@ def test_unusable_files_are_refused_and_left_unchanged(tmp_path: Path, case: str
     assert str(path) in str(caught.value)
     assert "left unchanged" in caught.value.hint
     assert path.read_bytes() == before
-    # a WAL-mode database gets SQLite's usual side files; nothing else is created
-    created = {p.name for p in tmp_path.iterdir()} - set(siblings)
-    assert created <= {"g-wal", "g-shm"}
-    assert created == set() or "WAL" in case
+    # refusing a file creates nothing beside it: no empty -wal and -shm files
+    assert sorted(p.name for p in tmp_path.iterdir()) == siblings
 
 
 def test_a_folder_is_refused(tmp_path: Path) -> None:
@@ -333,6 +337,73 @@ def test_a_file_replaced_while_open_is_refused(path: Path) -> None:
         store.games()
     with pytest.raises(StoreError, match="newer version"):
         store.save_game("Sunday", SUNDAY, Rules())
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "games.sqlite3"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    with pytest.raises(StoreError, match=re.escape(f"the games file {fifo} is a named pipe")):
+        GameStore(fifo)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("total", "'forty'", "has an unreadable total for Ben: 'forty'"),
+        ("total", "'x' || hex(zeroblob(2000))", "has an unreadable total for Ben: 'x000000000…'"),
+        ("total", "4.5", "has an unreadable total for Ben: 4.5"),
+        ("name", "X'4265'", "has an unreadable player name: b'Be'"),
+        ("grid", "X'43'", "has an unreadable kingdom for Ben: a kingdom is text, not bytes"),
+    ],
+)
+def test_an_edited_value_is_a_store_error(
+    store: GameStore, column: str, value: str, message: str
+) -> None:
+    game_id = store.save_game("Sunday", SUNDAY, Rules())
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        conn.execute(f"UPDATE players SET {column} = {value} WHERE seat = 1")
+    with pytest.raises(StoreError, match=re.escape(f"saved game {game_id} {message}")):
+        store.games()
+
+
+def _make_read_only(path: Path) -> bool:
+    """Make ``path`` read-only even for root (which ignores permission bits); False when
+    this machine cannot."""
+    path.chmod(0o444)
+    if not os.access(path, os.W_OK):
+        return True
+    result = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    return result.returncode == 0 and not os.access(path, os.W_OK)
+
+
+def _make_writable(path: Path) -> None:
+    subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
+    path.chmod(0o644)
+
+
+def test_a_read_only_file_is_read_and_saving_is_off(path: Path) -> None:
+    GameStore(path).save_game("Sunday", SUNDAY, Rules())
+    before = path.read_bytes()
+    if not _make_read_only(path):
+        _make_writable(path)
+        pytest.skip("this machine cannot make a file read-only for this user")
+    try:
+        store = GameStore(path)
+        assert store.read_only
+        assert store.read_only_note is not None and "saving is off" in store.read_only_note
+        assert [p.name for p in store.games()[0].players] == ["Ann", "Ben"]
+        assert store.dynasties() == ["Sunday"]
+        with pytest.raises(StoreError, match=r"saving is off: the games file .* is read-only"):
+            store.save_game("Sunday", SUNDAY, Rules())
+        with pytest.raises(StoreError, match="saving is off"):
+            store.delete_game(1)
+        assert path.read_bytes() == before
+    finally:
+        _make_writable(path)
+    assert GameStore(path).read_only is False
+    assert GameStore(path).read_only_note is None
 
 
 def test_an_edited_grid_is_reported_not_trusted(store: GameStore) -> None:

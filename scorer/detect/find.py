@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from scorer.detect.extent import settle
-from scorer.detect.geometry import BoardLocation, check_corners, order_corners
+from scorer.detect.geometry import BoardLocation, check_corners, marked_quad
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
 from scorer.detect.outlines import candidate_quads, choose, distinct, has_quad, rivals
 from scorer.detect.params import DEFAULT, DetectParams
@@ -82,7 +82,9 @@ def find_kingdoms(
         )
     view = View(work, grid, params)
     if corners is not None:
-        quad = order_corners(np.asarray(corners, dtype=np.float64).reshape(4, 2))
+        w = params.work
+        squares = grid or params.min_side
+        quad = marked_quad(corners, image.shape, squares, w.corner_margin, w.min_marked_square)
         check_corners(quad * scale, params.work.min_side)
         location = locate(view, quad * scale, require_grid=False)
         assert location is not None

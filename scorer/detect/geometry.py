@@ -9,7 +9,7 @@ from enum import StrEnum
 import cv2
 import numpy as np
 
-from scorer.rules.errors import BoardNotFoundError
+from scorer.rules.errors import MarkedCornersError
 from scorer.rules.kingdom import Position
 
 
@@ -232,11 +232,69 @@ def parse_corners(text: str) -> np.ndarray:
     return np.array(values, dtype=np.float64).reshape(4, 2)
 
 
+def marked_quad(
+    corners: object, image_shape: tuple[int, ...], squares: int, margin: float, min_square: float
+) -> np.ndarray:
+    """The corners a player marked, checked against the photo and ordered (:func:`order_corners`).
+
+    Parameters
+    ----------
+    corners : array-like of shape (4, 2)
+        The marked corners, in the photo's pixels, in any order.
+    image_shape : tuple of int
+        The photo's ``(height, width, …)``.
+    squares : int
+        The fewest squares along a side of the kingdom marked (its grid, when known).
+    margin : float
+        Share of the photo's longer side by which a corner may lie outside it.
+    min_square : float
+        Photo pixels a square needs at least, along the marked area's shortest side.
+
+    Raises
+    ------
+    MarkedCornersError
+        A coordinate is not a finite number, a corner lies outside the photo by more than
+        the margin, or the area is too small to hold ``squares`` squares a side.
+
+    Examples
+    --------
+    >>> marked_quad([[0, 0], [100, 0], [100, 100], [0, 100]], (200, 300, 3), 5, 0.05, 8).shape
+    (4, 2)
+    >>> marked_quad([[0, 0], [5000, 0], [5000, 5000], [0, 5000]], (1200, 675, 3), 5, 0.05, 8)
+    Traceback (most recent call last):
+    ...
+    scorer.rules.errors.MarkedCornersError: the corners marked lie outside the photo: \
+(5000, 0) is beyond its 675×1200 px
+    """
+    try:
+        points = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    except (TypeError, ValueError):
+        raise MarkedCornersError("mark four corners, each as two numbers x, y") from None
+    if not np.isfinite(points).all():
+        raise MarkedCornersError("the corners marked must be finite numbers, not inf or nan")
+    height, width = int(image_shape[0]), int(image_shape[1])
+    slack = margin * max(height, width)
+    for x, y in points:
+        if not (-slack <= x <= width + slack and -slack <= y <= height + slack):
+            raise MarkedCornersError(
+                f"the corners marked lie outside the photo: ({x:.6g}, {y:.6g}) is beyond its "
+                f"{width}×{height} px"
+            )
+    quad = order_corners(points)
+    shortest = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
+    if shortest < squares * min_square:
+        raise MarkedCornersError(
+            f"the corners marked are only {shortest:.0f} px apart: too small to hold "
+            f"{squares} squares a side (at least {squares * min_square:.0f} px)"
+        )
+    return quad
+
+
 def check_corners(quad: np.ndarray, min_side: int) -> None:
     """Refuse marked corners that do not outline a four-sided area (in working pixels)."""
     contour = quad.reshape(-1, 1, 2).astype(np.float32)
     if not cv2.isContourConvex(contour) or cv2.contourArea(contour) < min_side**2:
-        raise BoardNotFoundError(
+        raise MarkedCornersError(
             "the four corners marked do not outline a kingdom: mark four distinct corners "
             "of the kingdom, going round it"
         )

@@ -31,6 +31,13 @@ class WorkParams:
     min_photo_side: int = 16
     """Photo pixels below which a photo's shorter side holds no kingdom."""
 
+    corner_margin: float = 0.05
+    """Share of the photo's longer side by which a marked corner may lie outside the photo."""
+
+    min_marked_square: float = 8.0
+    """Photo pixels below which a marked area's shortest side, over its squares, holds no
+    readable square."""
+
     grid_canvas: int = 320
     """Side, in pixels, of the square canvas the grid shape is measured on."""
 

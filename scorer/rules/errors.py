@@ -21,6 +21,12 @@ class NotAnImageError(ScorerError):
     hint = "Upload a JPEG, PNG, WebP or HEIC photo."
 
 
+class DamagedImageError(NotAnImageError):
+    """The file is an image whose data is cut short or corrupt: it would decode wrongly."""
+
+    hint = "Copy the photo from the camera again, or take it again."
+
+
 class ImageTooLargeError(ScorerError):
     """The image exceeds the pixel or file-size limit."""
 
@@ -35,6 +41,12 @@ class BoardNotFoundError(ScorerError):
 
 class GridNotConsistentError(BoardNotFoundError):
     """Tiles were found but no consistent grid of equal squares fits them."""
+
+
+class MarkedCornersError(BoardNotFoundError):
+    """The corners the player marked do not outline a kingdom inside the photo."""
+
+    hint = "Mark the kingdom's four corners on the photo, going round it."
 
 
 class ModelFileError(ScorerError):

@@ -137,8 +137,10 @@ class Cell:
         token = token.strip().upper()
         if token in ("C", "."):
             return cls(Terrain.from_letter(token))
-        if len(token) != 2 or not token[1].isdigit():
+        if len(token) != 2:
             raise ValueError("a square is a terrain letter and a crown count (W0…M3), C or .")
+        if not token[1].isdecimal():  # '²' is a digit to str.isdigit, but no number
+            raise ValueError(f"the crown count is a digit 0–3, not {token[1]!r}")
         return cls(Terrain.from_letter(token[0]), int(token[1]))
 
     @property
@@ -161,6 +163,19 @@ ALL_CELLS: Final = tuple(
 """Every cell value that exists: the 16 (terrain, crowns) pairs, the castle and empty."""
 
 
+QUOTED_CHARS: Final = 10
+"""The most characters of a bad token quoted in a message."""
+
+
+def quoted(token: str) -> str:
+    """``token`` as a message quotes it: at most :data:`QUOTED_CHARS` characters.
+
+    >>> quoted("W0"), quoted("X" * 5000)
+    ('W0', 'XXXXXXXXXX…')
+    """
+    return token if len(token) <= QUOTED_CHARS else token[:QUOTED_CHARS] + "…"
+
+
 class GridParseError(ValueError):
     """A text grid that is not a valid kingdom; says where and why.
 
@@ -169,7 +184,8 @@ class GridParseError(ValueError):
     line, column : int or None
         1-based line of the text and 1-based square in that line.
     token : str or None
-        The offending token, when there is one.
+        The offending token, when there is one; a long one is cut to its first
+        :data:`QUOTED_CHARS` characters and ``…``, so the message stays one short line.
     reason : str
         Why the grid was refused.
     """
@@ -184,15 +200,15 @@ class GridParseError(ValueError):
         self.reason = reason
         self.line = line
         self.column = column
-        self.token = token
+        self.token = token if token is None else quoted(token)
         where = []
         if line is not None:
             where.append(f"line {line}")
         if column is not None:
             where.append(f"column {column}")
         prefix = ", ".join(where)
-        if token is not None:
-            prefix = f"{prefix}: {token!r}" if prefix else repr(token)
+        if self.token is not None:
+            prefix = f"{prefix}: {self.token!r}" if prefix else repr(self.token)
         super().__init__(f"{prefix}: {reason}" if prefix else reason)
 
 

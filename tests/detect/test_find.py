@@ -19,7 +19,7 @@ from scorer.detect.params import DEFAULT, with_overrides
 from scorer.lab.datasets import Board
 from scorer.lab.synth import make_scene
 from scorer.photo.imageio import load_image
-from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
+from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError, MarkedCornersError
 from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
 
 CornerError = Callable[[np.ndarray, np.ndarray], float]
@@ -129,6 +129,56 @@ def test_marked_corners_that_outline_nothing_are_refused(
     image = np.full((1731, 1731, 3), (8, 182, 254), np.uint8)
     with pytest.raises(BoardNotFoundError, match="corners marked"):
         find_kingdoms(image, corners=corners, grid=STANDARD_SIZE)
+
+
+@pytest.mark.parametrize(
+    ("corners", "grid", "message"),
+    [
+        (
+            [(5000, 5000), (5100, 5000), (5100, 5100), (5000, 5100)],
+            None,
+            "the corners marked lie outside the photo: (5000, 5000) is beyond its 675×1200 px",
+        ),
+        (
+            [(0, 0), (750, 0), (750, 1200), (0, 1200)],  # 75 px past; the margin is 60
+            None,
+            "(750, 0) is beyond its 675×1200 px",
+        ),
+        (
+            [(float("inf"), 0), (100, 0), (100, 100), (0, 100)],
+            None,
+            "the corners marked must be finite numbers, not inf or nan",
+        ),
+        (
+            [(1e308, 1e308), (-1e308, 1e308), (-1e308, -1e308), (1e308, -1e308)],
+            None,
+            "(1e+308, 1e+308) is beyond its 675×1200 px",
+        ),
+        (
+            [(100, 100), (130, 100), (130, 130), (100, 130)],
+            STANDARD_SIZE,
+            "the corners marked are only 30 px apart: too small to hold 5 squares a side "
+            "(at least 40 px)",
+        ),
+    ],
+    ids=["far outside", "just past the margin", "inf", "huge", "too small for the grid"],
+)
+def test_marked_corners_must_lie_inside_the_photo_and_hold_the_grid(
+    corners: list[tuple[float, float]], grid: int | None, message: str
+) -> None:
+    image = np.full((1200, 675, 3), (8, 182, 254), np.uint8)
+    with np.errstate(all="raise"), pytest.raises(MarkedCornersError) as caught:
+        find_kingdoms(image, corners=corners, grid=grid)
+    assert message in str(caught.value)
+    assert isinstance(caught.value, BoardNotFoundError) and caught.value.hint
+
+
+def test_marked_corners_a_little_outside_the_frame_are_kept() -> None:
+    """A corner cut off by the frame is marked just outside it: within the margin, it stands."""
+    image = np.full((1200, 675, 3), (8, 182, 254), np.uint8)
+    corners = [(-20, 100), (690, 100), (690, 800), (-20, 800)]
+    (found,) = find_kingdoms(image, corners=corners, grid=STANDARD_SIZE)
+    np.testing.assert_allclose(found.corners, [c for c in corners], atol=1e-6)
 
 
 def test_very_long_thin_picture_is_a_named_error() -> None:
