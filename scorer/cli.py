@@ -7,21 +7,33 @@ any input failed, 2 for a usage error.
 
 ``--rank`` ranks the scored kingdoms as players named by file stem (a photo
 with several kingdoms gives players ``stem#1``, ``stem#2``…). ``--dynasty``
-takes the inputs in consecutive groups of three, one group per player, named
-by what the three file stems share (``anna-1.txt anna-2.txt anna-3.txt`` is
-``anna``), and ranks them by the sum of the three games.
+ranks players by the sum of three games: each file is a game of the player
+named before the last ``-`` or ``_`` of its name (``anna-1.txt``, ``ben_3.jpg``),
+or ``--player NAME FILE FILE FILE`` names the player's three files. Files that
+do not group into three games a player are refused, with the grouping read.
+
+The output survives where it goes: characters its encoding lacks are replaced,
+a reader that stops early (``| head``) ends the program quietly, and a write that
+fails (a full disk, a closed output) is one line on stderr and exit code 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import functools
 import importlib
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
+from scorer.batch import PARALLEL_MIN, score_inputs
+from scorer.files import amounts, read_limited
 from scorer.results.report import (
     JSONDict,
     format_breakdown,
@@ -44,6 +56,18 @@ from scorer.rules.scoring import (
 TEXT_SUFFIX = ".txt"
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_BROKEN_PIPE: Final = 128 + signal.SIGPIPE
+"""The exit code when the reader of the output stopped early, as a tool killed by SIGPIPE."""
+
+MAX_GRID_BYTES: Final = 64 * 1024
+"""The largest text grid read: a 7×7 grid with comments is a few hundred bytes."""
+
+_WRITE_ERRORS: Final = frozenset(
+    getattr(errno, name)
+    for name in ("ENOSPC", "EIO", "EBADF", "EDQUOT", "EFBIG", "EROFS", "EPIPE")
+    if hasattr(errno, name)
+)
+"""The errors of a write to the output that end the program with one line."""
 
 Corners = tuple[tuple[float, float], ...]
 
@@ -53,17 +77,43 @@ class InputError(ScorerError):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Score the files named in ``argv`` and print the results; return the exit code."""
-    args = build_parser().parse_args(argv)
+    """Score the files named in ``argv`` and print the results; return the exit code.
+
+    Characters the output's encoding lacks are replaced; a reader that stops early ends
+    the program quietly (:data:`EXIT_BROKEN_PIPE`); a write that fails is one line on
+    stderr and :data:`EXIT_FAILED`.
+    """
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        return _output_failed("standard output is closed")
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_output()
+        return EXIT_BROKEN_PIPE
+    except OSError as err:
+        if err.errno not in _WRITE_ERRORS:
+            raise
+        _discard_output()
+        return _output_failed(err.strerror or str(err))
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main`, less the care of the output."""
+    args = parse_args(argv)
     rules = rules_from_args(args)
-    results = [_score_input(path, args, rules) for path in args.inputs]
+    score_one = functools.partial(_score_input, args=args, rules=rules)
+    results = score_inputs(args.inputs, score_one, args.jobs)
     for r in results:
         if r["error"] is not None:
             print(f"{r['input']}: {r['error']}", file=sys.stderr)
     ranking_data, ranking_text, ranking_error = None, "", None
     if args.rank or args.dynasty:
         try:
-            ranking = rank(_players(results, args.dynasty), rules)
+            ranking = rank(_players(results, args), rules)
         except ValueError as err:
             ranking_error = f"cannot rank: {err}"
             print(ranking_error, file=sys.stderr)
@@ -77,6 +127,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _output_failed(reason: str) -> int:
+    """Say on stderr, in one line, that the results could not be written."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):
+            print(f"kingdomino-score: cannot write the results: {reason}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _discard_output() -> None:
+    """Send what is left in the output's buffer nowhere, so the exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file behind it (a test's capture)
+        pass
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """Read the command line; ``--player`` gives the files and implies ``--dynasty``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.player:
+        if args.inputs:
+            parser.error("give the files after --player NAME, or on their own, not both")
+        if any(len(group) < 2 for group in args.player):
+            parser.error("--player needs a name and the player's files: --player NAME FILE ...")
+        args.inputs = [path for _, *paths in args.player for path in paths]
+        args.dynasty = True
+    elif not args.inputs:
+        parser.error("the following arguments are required: FILE")
+    return args
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``kingdomino-score``."""
     parser = argparse.ArgumentParser(
@@ -84,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score finished Kingdomino kingdoms from text grids or photos.",
         epilog="A .txt file is a text grid (tokens W0…M3, C and .); any other file is a photo.",
     )
-    parser.add_argument("inputs", nargs="+", metavar="FILE", help="text grids or photos")
+    parser.add_argument("inputs", nargs="*", metavar="FILE", help="text grids or photos")
     parser.add_argument("--harmony", action="store_true", help="Harmony bonus: +5 when complete")
     parser.add_argument(
         "--middle-kingdom",
@@ -103,8 +187,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--dynasty",
         action="store_true",
-        help=f"rank players by the sum of {DYNASTY_GAMES} games: the files in groups of "
-        f"{DYNASTY_GAMES}, one group per player (implies --rank)",
+        help=f"rank players by the sum of {DYNASTY_GAMES} games: each file is a game of the "
+        "player named before the last - or _ of its name (anna-1.jpg); implies --rank",
+    )
+    parser.add_argument(
+        "--player",
+        nargs="+",
+        action="append",
+        metavar=("NAME", "FILE"),
+        help=f"a player's name and {DYNASTY_GAMES} files, once per player (implies --dynasty)",
     )
     parser.add_argument(
         "--grid",
@@ -112,6 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=(STANDARD_SIZE, DUEL_SIZE),
         help=f"kingdom side: {STANDARD_SIZE}, or {DUEL_SIZE} for Mighty Duel "
         "(default: from the grid, or found in the photo)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help=f"processes scoring the photos at once (default: one per core from "
+        f"{PARALLEL_MIN} photos on; 1: one after another)",
     )
     parser.add_argument(
         "--corners",
@@ -139,7 +237,7 @@ def parse_corners(text: str) -> Corners:
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"corners must be numbers: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"corners must be numbers: {text[:80]!r}") from None
     if len(values) != 8:
         raise argparse.ArgumentTypeError(f"corners need 8 numbers (4 points), got {len(values)}")
     return tuple((values[i], values[i + 1]) for i in range(0, 8, 2))
@@ -159,8 +257,19 @@ def _score_input(path: str, args: argparse.Namespace, rules: Rules) -> JSONDict:
 
 
 def _read_grid(path: Path) -> Kingdom:
+    """Read a text grid of at most :data:`MAX_GRID_BYTES`, from a regular file only."""
+    data = read_limited(
+        path, MAX_GRID_BYTES, what="a text grid", error=InputError, too_large=_grid_too_large
+    )
     # utf-8-sig: editors such as Notepad start the file with a byte-order mark.
-    return Kingdom.parse(path.read_text(encoding="utf-8-sig"))
+    return Kingdom.parse(data.decode("utf-8-sig"))
+
+
+def _grid_too_large(n_bytes: int) -> InputError:
+    size, limit = amounts(n_bytes, MAX_GRID_BYTES, 1024, "KB", "bytes")
+    if n_bytes >= 1_000_000:
+        size = f"{n_bytes / 1_000_000:.0f} MB"
+    return InputError(f"this file is {size}, too large for a text grid (at most {limit})")
 
 
 def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
@@ -171,9 +280,10 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
     except ImportError as err:
         raise InputError(f"photo input needs scorer.pipeline ({err})") from None
     rules = rules_from_args(args)
-    image = imageio.load_image(path)
+    image, info = imageio.load_image_with_info(path)
     photo = pipeline.score_photo(image, rules, grid=args.grid, corners=args.corners)
-    return [photo_kingdom_result(found, rules) for found in photo.kingdoms]
+    # What the loader noticed about the file (damaged EXIF …) leads each kingdom's notes.
+    return [photo_kingdom_result(found, rules, file_notes=info.notes) for found in photo.kingdoms]
 
 
 def _message(err: BaseException) -> str:
@@ -190,10 +300,10 @@ def _message(err: BaseException) -> str:
     return str(err) or type(err).__name__
 
 
-def _players(results: Sequence[JSONDict], dynasty: bool) -> list[Player]:
+def _players(results: Sequence[JSONDict], args: argparse.Namespace) -> list[Player]:
     """Turn the scored inputs into players; failed inputs take no part."""
-    if dynasty:
-        return _dynasty_players(results)
+    if args.dynasty:
+        return _dynasty_players(results, args.player)
     names = _unique_names([r["input"] for r in results])
     players = []
     for name, r in zip(names, results, strict=True):
@@ -204,21 +314,76 @@ def _players(results: Sequence[JSONDict], dynasty: bool) -> list[Player]:
     return players
 
 
-def _dynasty_players(results: Sequence[JSONDict]) -> list[Player]:
-    if len(results) % DYNASTY_GAMES:
-        raise ValueError(
-            f"a Dynasty needs the files in groups of {DYNASTY_GAMES}, one per player; "
-            f"got {len(results)} files"
-        )
-    groups = [results[i : i + DYNASTY_GAMES] for i in range(0, len(results), DYNASTY_GAMES)]
+def _dynasty_players(
+    results: Sequence[JSONDict], named: Sequence[Sequence[str]] | None
+) -> list[Player]:
+    """Each player's three games, grouped by :func:`dynasty_groups`."""
+    groups = dynasty_groups([r["input"] for r in results], named)
     players = []
-    for group in groups:
-        kingdoms = [k for r in group for k in _kingdoms(r)]
-        name = _group_name([r["input"] for r in group])
+    for name, indices in groups.items():
+        kingdoms = [k for i in indices for k in _kingdoms(results[i])]
         if len(kingdoms) != DYNASTY_GAMES:
             raise ValueError(f"{name} needs {DYNASTY_GAMES} scored kingdoms, got {len(kingdoms)}")
         players.append(Player(name, tuple(kingdoms)))
     return players
+
+
+def dynasty_groups(
+    paths: Sequence[str], named: Sequence[Sequence[str]] | None = None
+) -> dict[str, list[int]]:
+    """Which inputs (by position) are each player's games, in the order players first appear.
+
+    With ``named`` (the ``--player NAME FILE …`` groups, whose files are ``paths`` in
+    order) the player is the one named; else the file name before its last ``-`` or ``_``.
+
+    Raises
+    ------
+    ValueError
+        A file names no player, or a player has other than three games; the message
+        shows the grouping read.
+
+    Examples
+    --------
+    >>> dynasty_groups(["anna-1.txt", "ben_1.jpg", "anna-2.txt", "ben_2.jpg", "anna-3.txt",
+    ...                 "ben_3.jpg"])
+    {'anna': [0, 2, 4], 'ben': [1, 3, 5]}
+    >>> try:
+    ...     dynasty_groups(["a-1", "b-1", "a-2", "b-2", "a-3", "b-3", "b-4"])
+    ... except ValueError as err:
+    ...     print(str(err).split(" as ")[1].split("; name")[0])
+    a: a-1, a-2, a-3; b: b-1, b-2, b-3, b-4
+    """
+    groups: dict[str, list[int]] = {}
+    if named:
+        start = 0
+        for name, *files in named:
+            groups.setdefault(name, []).extend(range(start, start + len(files)))
+            start += len(files)
+    else:
+        for i, path in enumerate(paths):
+            groups.setdefault(_player_of(path) or _NO_PLAYER, []).append(i)
+    if _NO_PLAYER in groups or any(len(g) != DYNASTY_GAMES for g in groups.values()):
+        read = "; ".join(
+            f"{name}: {', '.join(Path(paths[i]).name for i in indices)}"
+            for name, indices in groups.items()
+        )
+        raise ValueError(
+            f"a Dynasty needs {DYNASTY_GAMES} games per player, but the files group as {read}; "
+            "name each file PLAYER-GAME (anna-1.jpg), or give each player's files with "
+            f"--player NAME {' '.join(['FILE'] * DYNASTY_GAMES)}"
+        )
+    return groups
+
+
+_NO_PLAYER: Final = "(no player in the name)"
+
+
+def _player_of(path: str) -> str | None:
+    """The player a file is a game of: its name before the last ``-`` or ``_``, if any."""
+    stem = Path(path).stem
+    cut = max(stem.rfind("-"), stem.rfind("_"))
+    name = stem[:cut].strip() if cut > 0 else ""
+    return name or None
 
 
 def _kingdoms(result: JSONDict) -> list[Kingdom]:
@@ -230,17 +395,6 @@ def _kingdoms(result: JSONDict) -> list[Kingdom]:
 def _unique_names(paths: Sequence[str]) -> list[str]:
     stems = [Path(p).stem for p in paths]
     return [s if stems.count(s) == 1 else p for s, p in zip(stems, paths, strict=True)]
-
-
-def _group_name(paths: Sequence[str]) -> str:
-    """What the file stems share, without trailing separators; else the first stem."""
-    stems = [Path(p).stem for p in paths]
-    shared = ""
-    for letters in zip(*stems, strict=False):
-        if len(set(letters)) > 1:
-            break
-        shared += letters[0]
-    return shared.rstrip("-_ .0123456789") or stems[0]
 
 
 def _print_json(
@@ -265,6 +419,8 @@ def _print_text(results: Sequence[JSONDict], rules: Rules, ranking: str, out: Te
             title = r["input"] if len(r["kingdoms"]) == 1 else f"{r['input']} (kingdom {i})"
             kingdom = Kingdom.parse("\n".join(k["grid"]))
             notes = "".join(f"\nnote: {n}" for n in k.get("notes", []))
+            if k.get("confirmed") is False:
+                notes += "\nunconfirmed total: " + "; ".join(k["reasons"])
             blocks.append(f"== {title}\n{format_breakdown(kingdom, rules)}{notes}")
         if not r["kingdoms"]:
             blocks.append(f"== {r['input']}\nno kingdom found")

@@ -2,7 +2,8 @@
 
 Detection (:mod:`scorer.detect`) proposes each kingdom's outline, reading
 (:mod:`scorer.read.corrections`) reads its squares and corrects the outline by
-them, and the rules (:mod:`scorer.rules.scoring`) score what was read.
+them, the rules (:mod:`scorer.rules.scoring`) score what was read, and the verdict
+(:mod:`scorer.results.verdict`) says whether the program stands behind that total.
 
 >>> from scorer.rules.kingdom import Kingdom
 >>> from scorer.rules.scoring import Rules
@@ -29,6 +30,7 @@ from scorer.read.params import DEFAULT as READ_DEFAULT
 from scorer.read.params import ReadParams
 from scorer.results.photo import KingdomReport, PhotoReport, square_side_px
 from scorer.results.report import doubtful_hint, outline_note, photo_notes, small_squares_note
+from scorer.results.verdict import kingdom_verdict
 from scorer.rules.kingdom import Kingdom
 from scorer.rules.scoring import Rules, ScoreBreakdown, score, tileset_violations
 
@@ -86,6 +88,9 @@ def score_photo(
     Returns
     -------
     PhotoReport
+        Each kingdom with its verdict: the reasons the program does not stand behind its
+        total (:func:`scorer.results.verdict.kingdom_verdict`), none when it does. Corners
+        given count as the player's outline.
 
     Raises
     ------
@@ -118,6 +123,9 @@ def score_photo(
             )
         with _timed(timings, "score"):
             report = _kingdom_report(found, reading, other is not None, rules, read_params)
+            report = _with_verdict(
+                report, image.shape, grid or rules.side, corners is not None, read_params
+            )
         reports.append(report)
     timings["total"] = sum(timings[s] for s in STAGES)
     return PhotoReport(reports, timings)
@@ -207,6 +215,29 @@ def _kingdom_report(
         min_square_px=params.min_square_px,
     )
     return replace(report, warnings=notes)
+
+
+def _with_verdict(
+    report: KingdomReport,
+    image_shape: tuple[int, ...],
+    side: int | None,
+    marked: bool,
+    params: ReadParams,
+) -> KingdomReport:
+    """The report with its verdict: why the program does not stand behind its total, if so."""
+    reasons = kingdom_verdict(
+        report.location.shape,
+        report.location.corners,
+        (int(image_shape[0]), int(image_shape[1])),
+        report.square_px,
+        side=side,
+        detected_shape=report.detected_shape,
+        doubtful=len(report.doubtful),
+        violations=report.violations,
+        marked=marked,
+        params=params,
+    )
+    return replace(report, reasons=reasons)
 
 
 @contextmanager

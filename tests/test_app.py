@@ -170,22 +170,78 @@ def test_game_is_saved_to_the_dynasty_and_can_be_deleted() -> None:
     game_buttons = [b for b in again.button if str(b.key).startswith("delete-game-")]
     assert len(game_buttons) == 1
     game_buttons[0].click().run()
+    # Delete asks first: the game stays until the player says yes.
+    assert not again.exception
+    assert any("Delete game 1 for good?" in w for w in _texts(again.warning))
+    assert [b.key for b in again.button if str(b.key).startswith("delete-game-")]
+    again.button(key="keep-game-1").click().run()
+    assert not any("for good" in w for w in _texts(again.warning))
+    again.button(key="delete-game-1").click().run()
+    again.button(key="confirm-delete-1").click().run()
     assert not again.exception
     assert not [b for b in again.button if str(b.key).startswith("delete-game-")]
 
 
-def test_three_games_rank_the_dynasty() -> None:
-    at = _typed(f"{ANNA}\n\n{BEN}")
-    for _ in range(3):
+# Three more games of Anna's and Ben's, each a new pair of kingdoms (totals by hand):
+# forest 3 × 1 = 3 and mine 2 × 2 = 4; forest 3 × 1 = 3 and mine 1 × 2 = 2; lake 2 × 1 = 2
+# and mine 2 × 2 = 4.
+GAMES = [
+    f"{ANNA}\n\n{BEN}",
+    "F1 F0 F0 C\n\nM2 M0 C",
+    "F1 F0 F0 C\n\nM2 C W0",
+    "L1 L0 C\n\nM2 M0 C",
+]
+
+
+def _play_games(count: int) -> AppTest:
+    """Add ``count`` different games of the same two players to Dynasty 1."""
+    at = _typed(GAMES[0])
+    for n in range(count):
+        if n:
+            at.text_area(key="typed_grids").set_value(GAMES[n]).run()
         at.button(key="save_game").click().run()
+        assert any("Saved as game" in m for m in _texts(at.success)), _texts(at.error)
+    return at
+
+
+def test_three_games_rank_the_dynasty() -> None:
+    at = _play_games(3)
     assert not at.exception
     page = " ".join(_texts(at.markdown) + _texts(at.success))
     assert "Dynasty ranking" in page
-    assert "wins the Dynasty with 12" in page
-    # A fourth game is refused with the reason, not a crash.
+    # Player 1: 4 + 3 + 3 = 10; Player 2: 4 + 4 + 2 = 10.
+    assert list(at.dataframe[-1].value["Total"]) == [10, 10]
+
+
+def test_a_refused_dynasty_add_keeps_the_panel_and_says_what_to_do() -> None:
+    at = _play_games(3)
+    # A fourth game is refused inside the panel; the games, their Delete buttons and the
+    # Dynasty ranking stay.
+    at.text_area(key="typed_grids").set_value(GAMES[3]).run()
     at.button(key="save_game").click().run()
     assert not at.exception
-    assert any("already has its 3 games" in e for e in _texts(at.error))
+    errors = _texts(at.error)
+    assert any("has its 3 games: type a new Dynasty name" in e for e in errors), errors
+    assert len([b for b in at.button if str(b.key).startswith("delete-game-")]) == 3
+    assert any("Dynasty ranking" in m for m in _texts(at.markdown))
+    # A one-player game is refused, saying what to do.
+    at.text_area(key="typed_grids").set_value(ANNA).run()
+    at.text_input(key="dynasty_name").set_value("Dynasty 2").run()
+    at.button(key="save_game").click().run()
+    assert not at.exception
+    assert any("add the other players' kingdoms" in e for e in _texts(at.error))
+    assert len([b for b in at.button if str(b.key).startswith("delete-game-")]) == 3
+
+
+def test_pressing_add_twice_stores_one_game(tmp_path: Path) -> None:
+    from scorer.store import GameStore
+
+    at = _typed(f"{ANNA}\n\n{BEN}")
+    at.button(key="save_game").click().run()
+    at.button(key="save_game").click().run()
+    assert not at.exception
+    assert any("already saved, as game 1" in i for i in _texts(at.info)), _texts(at.info)
+    assert len(GameStore(tmp_path / "games.sqlite3").games()) == 1
 
 
 def test_downloads_are_offered() -> None:
@@ -224,16 +280,25 @@ def _fake_report(
     corners: list[list[float]],
     square_px: float = 100.0,
     outline_note: str | None = None,
+    reasons: tuple[str, ...] = (),
 ) -> SimpleNamespace:
+    """What the pipeline reports of one kingdom, with the square at the top left in doubt."""
     item = SimpleNamespace(
         outline_note=outline_note,
         kingdom=kingdom,
         board=np.full((300, 300, 3), 128, np.uint8),
         corners=corners,
+        confidence=[
+            [0.55 if (r, c) == (0, 0) else 0.99 for c in range(kingdom.width)]
+            for r in range(kingdom.height)
+        ],
         doubtful=frozenset({(0, 0)}),
         second_choices={(0, 0): Cell.parse("W1")},
         score=score(kingdom),
         square_px=square_px,
+        warnings=(),
+        reasons=reasons,
+        confirmed=not reasons,
     )
     return SimpleNamespace(kingdoms=[item], timings={"detect": 0.1, "classify": 0.2})
 
@@ -273,7 +338,9 @@ def test_photo_without_a_board_offers_the_corners_and_scores_after_them(
     assert not at.metric
     # The player marks the corners (the click component is a browser widget).
     key = hashlib.sha1(data).hexdigest()[:12]
-    at.session_state[f"manual-{key}"] = ((80.0, 40.0), (240.0, 40.0), (240.0, 200.0), (80.0, 200.0))
+    at.session_state[f"marked-{key}"] = {
+        "1": ((80.0, 40.0), (240.0, 40.0), (240.0, 200.0), (80.0, 200.0))
+    }
     at.run()
     assert not at.exception
     assert [int(m.value) for m in at.metric] == [PHOTO_TOTAL]
@@ -290,10 +357,15 @@ def test_four_clicked_corners_are_read_in_order_and_can_be_cleared(
     at.file_uploader(key="uploads").upload("table.png", data, "image/png").run()
     key = hashlib.sha1(data).hexdigest()[:12]
     # Four clicks, scrambled (the click component is a browser widget).
-    at.session_state[f"clicks-{key}"] = [(240.0, 200.0), (80.0, 40.0), (80.0, 200.0), (240.0, 40.0)]
+    at.session_state[f"clicks-{key}-1"] = [
+        (240.0, 200.0),
+        (80.0, 40.0),
+        (80.0, 200.0),
+        (240.0, 40.0),
+    ]
     at.run()
     assert any("4 of 4 corners marked" in c for c in _texts(at.caption))
-    at.button(key=f"use-corners-{key}").click().run()
+    at.button(key=f"use-corners-{key}-1").click().run()
     assert not at.exception
     # Handed to the recogniser clockwise from the top-left.
     assert np.asarray(fake_recogniser[-1]).tolist() == [
@@ -303,9 +375,9 @@ def test_four_clicked_corners_are_read_in_order_and_can_be_cleared(
         [80.0, 200.0],
     ]
     assert [int(m.value) for m in at.metric] == [PHOTO_TOTAL]
-    assert at.toggle(key=f"corners-toggle-{key}").value is False
-    at.toggle(key=f"corners-toggle-{key}").set_value(True).run()
-    at.button(key=f"clear-corners-{key}").click().run()
+    assert at.toggle(key=f"corners-toggle-{key}-1").value is False
+    at.toggle(key=f"corners-toggle-{key}-1").set_value(True).run()
+    at.button(key=f"clear-corners-{key}-1").click().run()
     assert not at.exception
     assert not at.metric
     assert any("0 of 4 corners marked" in c for c in _texts(at.caption))
@@ -350,7 +422,7 @@ def test_same_photo_twice_is_scored_once(fake_recogniser: list[object]) -> None:
 def test_seven_by_seven_kingdom_in_the_standard_variant_suggests_mighty_duel() -> None:
     row = "F0 F0 F0 F0 F0 F0 F0"
     duel = "\n".join([row] * 3 + ["F0 F0 F0 C F0 F0 F0"] + [row] * 3)
-    at = _typed(f"{duel}\n\n{ANNA}", variant="Standard 5×5")
+    at = _typed(f"{duel}\n\n{duel}", variant="Standard 5×5")
     assert not at.exception
     assert any("Mighty Duel" in w for w in _texts(at.warning))
     at.sidebar.radio(key="variant").set_value("Mighty Duel 7×7").run()
@@ -496,3 +568,174 @@ def test_heic_photo_from_an_iphone_is_read(fake_recogniser: list[object]) -> Non
     # The photo was decoded and handed to the recogniser (which finds no board here).
     assert len(fake_recogniser) == 1
     assert any("No kingdom-sized area" in e for e in _texts(at.error))
+
+
+# --- issue 33: totals the program stands behind, whole-table fixes, names, downloads --------
+
+WHOLE = "One photo of the whole table"
+LEFT = [[10.0, 10.0], [100.0, 10.0], [100.0, 70.0], [10.0, 70.0]]
+RIGHT = [[150.0, 10.0], [240.0, 10.0], [240.0, 70.0], [150.0, 70.0]]
+CLICKS = [(240.0, 200.0), (80.0, 40.0), (80.0, 200.0), (240.0, 40.0)]
+EDGE = "the kingdom reaches the photo's edge, so part of it may be cut off"
+
+
+@pytest.fixture()
+def two_kingdoms(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """A whole-table photo: Anna's kingdom (4) and Ben's (4); corners marked by the player
+    read the kingdom ``PHOTO_GRID`` (7). ``two_kingdoms[0]`` holds the reasons Ben's total
+    is unconfirmed (none by default)."""
+    reasons: list[object] = [()]
+
+    def score_photo(image: np.ndarray, rules: Rules, **kw: object) -> SimpleNamespace:
+        if kw.get("corners") is not None:
+            corners = np.asarray(kw["corners"], dtype=float).tolist()
+            return _fake_report(Kingdom.parse(PHOTO_GRID), corners)
+        one = _fake_report(Kingdom.parse(ANNA), LEFT).kingdoms[0]
+        two = _fake_report(Kingdom.parse(BEN), RIGHT, reasons=reasons[0]).kingdoms[0]  # type: ignore[arg-type]
+        return SimpleNamespace(kingdoms=[one, two], timings={})
+
+    monkeypatch.setattr("scorer.pipeline.score_photo", score_photo)
+    monkeypatch.setattr("scorer.read.classify.load_model", lambda *a, **k: object())
+    return reasons
+
+
+def _whole_table(data: bytes, **state: object) -> AppTest:
+    at = _app()
+    at.session_state["photo_mode"] = WHOLE
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.file_uploader(key="uploads").upload("table.png", data, "image/png").run()
+    assert not at.exception
+    return at
+
+
+def _mark(at: AppTest, slot_key: str, toggle: str | None = None) -> None:
+    """Open a kingdom's corner tool, click four corners and read inside them."""
+    at.toggle(key=toggle or f"corners-toggle-{slot_key}").set_value(True).run()
+    at.session_state[f"clicks-{slot_key}"] = CLICKS
+    at.run()
+    at.button(key=f"use-corners-{slot_key}").click().run()
+    assert not at.exception
+
+
+def test_marking_the_second_kingdom_of_a_whole_table_photo_keeps_both_players(
+    two_kingdoms: list[object],
+) -> None:
+    data = _png()
+    key = hashlib.sha1(data).hexdigest()[:12]
+    at = _whole_table(data)
+    assert [int(m.value) for m in at.metric] == [4, 4]
+    # Every kingdom found has its own "Outline wrong?" control.
+    assert {f"corners-toggle-{key}-1", f"corners-toggle-{key}-2"} <= {t.key for t in at.toggle}
+    _mark(at, f"{key}-2")
+    assert [int(m.value) for m in at.metric] == [4, PHOTO_TOTAL]
+    assert list(at.dataframe[0].value["Player"]) == ["Player 2", "Player 1"]
+    # A kingdom detection missed: its corners make a new player.
+    _mark(at, f"{key}-added-1", toggle=f"add-kingdom-{key}")
+    assert [int(m.value) for m in at.metric] == [4, PHOTO_TOTAL, PHOTO_TOTAL]
+    assert list(at.dataframe[0].value["Player"]) == ["Player 2", "Player 3", "Player 1"]
+
+
+def test_a_name_survives_marking_corners_correcting_and_the_variant(
+    two_kingdoms: list[object], tmp_path: Path
+) -> None:
+    from scorer.store import GameStore
+
+    data = _png()
+    key = hashlib.sha1(data).hexdigest()[:12]
+    at = _whole_table(data)
+    at.text_input(key=f"name-{key}-1").set_value("Anna").run()
+    at.text_input(key=f"name-{key}-2").set_value("Ben").run()
+    _mark(at, f"{key}-1")
+    assert at.text_input(key=f"name-{key}-1").value == "Anna"
+    at.session_state[f"editor-{key}-1-1"] = {
+        "edited_rows": {2: {"1": "W1"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert any("corrected by hand" in m for m in _texts(at.markdown))
+    at.sidebar.radio(key="variant").set_value("Standard 5×5").run()
+    assert not at.exception
+    assert at.text_input(key=f"name-{key}-1").value == "Anna"
+    assert set(at.dataframe[0].value["Player"]) == {"Anna", "Ben"}
+    # The names typed are the ones the Dynasty keeps.
+    at.button(key="save_game").click().run()
+    (game,) = GameStore(tmp_path / "games.sqlite3").games()
+    assert [p.name for p in game.players] == ["Anna", "Ben"]
+
+
+def test_an_unconfirmed_total_is_kept_out_of_the_ranking_until_confirmed(
+    two_kingdoms: list[object],
+) -> None:
+    two_kingdoms[0] = (EDGE,)
+    data = _png()
+    key = hashlib.sha1(data).hexdigest()[:12]
+    at = _whole_table(data)
+    assert [m.label for m in at.metric] == ["Total", "Total (unconfirmed)"]
+    page = " ".join(_texts(at.markdown) + _texts(at.warning))
+    assert "unconfirmed — check the outline" in page and EDGE in page
+    assert not at.success, "no winner while a total is unconfirmed"
+    assert not any("Player" in list(d.value.columns) for d in at.dataframe)
+    # The corner tool is open beside it, with the button that confirms it.
+    assert any("0 of 4 corners marked" in c for c in _texts(at.caption))
+    at.button(key=f"confirm-{key}-2").click().run()
+    assert not at.exception
+    assert [m.label for m in at.metric] == ["Total", "Total"]
+    assert list(at.dataframe[0].value["Player"]) == ["Player 1", "Player 2"]
+
+
+def test_marking_the_corners_of_an_unconfirmed_kingdom_ranks_it(two_kingdoms: list[object]) -> None:
+    two_kingdoms[0] = (EDGE,)
+    data = _png()
+    key = hashlib.sha1(data).hexdigest()[:12]
+    at = _whole_table(data)
+    at.session_state[f"clicks-{key}-2"] = CLICKS
+    at.run()
+    at.button(key=f"use-corners-{key}-2").click().run()
+    assert list(at.dataframe[0].value["Player"]) == ["Player 2", "Player 1"]
+
+
+def test_the_json_download_is_the_command_lines_json_for_the_same_photo(
+    monkeypatch: pytest.MonkeyPatch, sample_photo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    from scorer.cli import main as cli
+
+    offered: list[bytes] = []
+    keep = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self: object, data: bytes, mimetype: str, *args: object, **kw: object) -> str:
+        if mimetype == "application/json":
+            offered.append(data)
+        return keep(self, data, mimetype, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    at = AppTest.from_file(str(APP), default_timeout=120).run()
+    at.file_uploader(key="uploads").upload(
+        sample_photo.name, sample_photo.read_bytes(), "image/jpeg"
+    ).run()
+    assert not at.exception and offered
+    page = json.loads(offered[-1])["results"]
+    monkeypatch.chdir(sample_photo.parent)
+    assert cli(["--json", sample_photo.name]) == 0
+    command_line = json.loads(capsys.readouterr().out)["results"]
+    assert [
+        {k: v for k, v in r.items() if k not in ("player", "corrected_by_hand")} for r in page
+    ] == command_line
+    kingdom = page[0]["kingdoms"][0]
+    assert {"corners", "confidence", "doubtful", "notes", "confirmed", "reasons"} <= set(kingdom)
+
+
+def test_a_five_by_five_ranked_with_a_seven_by_seven_is_warned_about() -> None:
+    row = "F0 F0 F0 F0 F0 F0 F0"
+    duel = "\n".join([row] * 3 + ["F0 F0 F0 C F0 F0 F0"] + [row] * 3)
+    small = "\n".join(["F1 F0 F0 F0 F0"] * 2 + ["W0 W0 C W0 W0"] + ["L0 L0 L0 L0 L0"] * 2)
+    at = _typed(f"{duel}\n\n{small}")
+    assert any("5×5 kingdom and a 7×7 kingdom" in w for w in _texts(at.warning))
+    # Forest 10 squares × 2 crowns: the largest property and the crowns of the kingdom.
+    assert any("10 squares · 2 crowns in the kingdom" in c for c in _texts(at.caption))

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
+import sqlite3
 import struct
 import subprocess
 import sys
+import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,23 +33,28 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scorer.cli import main
+from scorer.cli import main, parse_corners
 from scorer.detect import find_kingdoms
 from scorer.lab.fit import fit_cell_classifier
 from scorer.lab.synth import demo_board, make_scene
+from scorer.page.inputs import MAX_TYPED_KINGDOMS, parse_grids
 from scorer.photo.imageio import load_image, load_image_with_info
 from scorer.pipeline import score_photo
 from scorer.read import classify
 from scorer.read.cells import cell_features
 from scorer.rules.errors import (
     BoardNotFoundError,
+    DamagedImageError,
     ImageTooLargeError,
+    MarkedCornersError,
     ModelFileError,
     NotAnImageError,
     ScorerError,
+    StoreError,
 )
 from scorer.rules.kingdom import GridParseError, Kingdom
 from scorer.rules.scoring import Rules
+from scorer.store import GameStore
 
 RNG_SEED = 2024
 
@@ -171,7 +179,27 @@ def _png_of(image: Image.Image) -> Callable[[Path], None]:
     return lambda path: path.write_bytes(_encode(image, "PNG"))
 
 
-ENDS_EARLY = "this file is not a readable image (JPEG data ends early)"
+def _fifo(path: Path) -> None:
+    """A named pipe: opened the usual way, it waits for a writer forever."""
+    os.mkfifo(path)
+
+
+def _link_to(target: str) -> Callable[[Path], None]:
+    return lambda path: path.symlink_to(target)
+
+
+def _zeroed(data: bytes, at: float, n_bytes: int = 4096) -> bytes:
+    start = int(len(data) * at)
+    return data[:start] + bytes(len(data[start : start + n_bytes])) + data[start + n_bytes :]
+
+
+def _flipped(data: bytes, at: float, n_bytes: int = 64) -> bytes:
+    start = int(len(data) * at)
+    middle = bytes(b ^ 0xFF for b in data[start : start + n_bytes])
+    return data[:start] + middle + data[start + n_bytes :]
+
+
+ENDS_EARLY = "this file is damaged (JPEG data ends early)"
 TOO_BIG = "the limit is 60"
 NO_KINGDOM = "no kingdom-sized area of tiles found"
 
@@ -289,7 +317,7 @@ PHOTOS: list[Hostile] = [
         "photo.png",
         _bytes(_corrupt_png()),
         NotAnImageError,
-        "this file is not a readable image (PNG header but corrupt data)",
+        "this file is damaged (PNG data is corrupt)",
     ),
     Hostile(
         "PNG cut in half",
@@ -348,9 +376,52 @@ PHOTOS: list[Hostile] = [
         "this is a ZIP archive, not an image",
     ),
     Hostile(
-        "folder named .jpg", "album.jpg", _folder, NotAnImageError, "is a folder, not an image"
+        "folder named .jpg", "album.jpg", _folder, NotAnImageError, "this is a folder, not an image"
     ),
     Hostile("missing file", "gone.jpg", _nothing, NotAnImageError, "no such file"),
+    # Issue 34, one row a point
+    Hostile(  # 2: nothing may block
+        "named pipe (FIFO) named .jpg",
+        "pipe.jpg",
+        _fifo,
+        NotAnImageError,
+        "this is a named pipe (FIFO), not an image",
+    ),
+    Hostile(  # 3: a damaged photo is never scored as if whole (libjpeg's warning)
+        "JPEG with 4 KB zeroed at two thirds",
+        "zeroed.jpg",
+        _bytes(_zeroed(JPEG, 2 / 3)),
+        DamagedImageError,
+        "this file is damaged (JPEG data is corrupt)",
+    ),
+    Hostile(  # 7: Pillow's DecompressionBombWarning is not printed besides the refusal
+        "PNG declaring 12000×9000",
+        "bomb-warning.png",
+        _bytes(_png_declaring(12_000, 9_000)),
+        ImageTooLargeError,
+        "image is 108 megapixels; the limit is 60",
+    ),
+    Hostile(  # 7: libtiff's "Using code not yet in table" is not printed
+        "LZW TIFF with flipped bytes",
+        "scan.tif",
+        _bytes(_flipped(_encode(_photo(), "TIFF", compression="tiff_lzw"), 1 / 2)),
+        DamagedImageError,
+        "this file is damaged (TIFF data is corrupt)",
+    ),
+    Hostile(  # 8: rounding never shows the size equal to the limit
+        "PNG declaring 7500×8001",
+        "just-over.png",
+        _bytes(_png_declaring(7_500, 8_001)),
+        ImageTooLargeError,
+        "image is 60,007,500 pixels; the limit is 60,000,000 pixels",
+    ),
+    Hostile(
+        "file of 50,000,001 bytes",
+        "just-over.jpg",
+        _sparse(50_000_001),
+        ImageTooLargeError,
+        "file is 50,000,001 bytes; the limit is 50,000,000 bytes",
+    ),
 ]
 
 GRIDS: list[Hostile] = [
@@ -407,6 +478,21 @@ GRIDS: list[Hostile] = [
     Hostile(
         "only comments", "empty.txt", _bytes(b"# nothing yet\n\n"), GridParseError, "grid is empty"
     ),
+    # Issue 34
+    Hostile(  # 1: a bad token is quoted only in part
+        "a token of 60,000 zero bytes",
+        "zeros.txt",
+        _bytes(bytes(60_000)),
+        GridParseError,
+        f"line 1, column 1: {chr(0) * 10 + '…'!r}: a square is a terrain letter",
+    ),
+    Hostile(  # 8: a superscript is no crown count
+        "crowns written as ²",
+        "superscript.txt",
+        _bytes("C M²\n".encode()),
+        GridParseError,
+        "line 1, column 2: 'M²': the crown count is a digit 0–3, not '²'",
+    ),
 ]
 
 NOT_TEXT: list[Hostile] = [
@@ -423,6 +509,35 @@ NOT_TEXT: list[Hostile] = [
         _bytes("# K\xf6nigreich\nC W0\n".encode("latin-1")),
         UnicodeDecodeError,
         "not a text grid: the file is not UTF-8 text",
+    ),
+    # Issue 34
+    Hostile(  # 1: text grids have a size limit
+        "grid of 10 MB of zero bytes",
+        "big.txt",
+        _sparse(10_000_000),
+        ScorerError,
+        "this file is 10 MB, too large for a text grid (at most 64 KB)",
+    ),
+    Hostile(
+        "grid of 65,537 bytes",
+        "just-over.txt",
+        _bytes(b"C" + b" " * 65_536),
+        ScorerError,
+        "this file is 65,537 bytes, too large for a text grid (at most 65,536 bytes)",
+    ),
+    Hostile(  # 1, 2: a link to /dev/zero is a device, refused unread
+        "grid linked to /dev/zero",
+        "zero.txt",
+        _link_to("/dev/zero"),
+        ScorerError,
+        "this is a device, not a text grid",
+    ),
+    Hostile(  # 2: nothing may block
+        "grid that is a named pipe",
+        "pipe.txt",
+        _fifo,
+        ScorerError,
+        "this is a named pipe (FIFO), not a text grid",
     ),
 ]
 
@@ -443,7 +558,9 @@ def _one_line_error(capsys: pytest.CaptureFixture[str], path: Path, message: str
     lines = captured.err.splitlines()
     assert len(lines) == 1, captured.err
     assert lines[0].startswith(f"{path}: ")
+    assert lines[0].count(str(path)) == 1, "the path is printed once"
     assert message in lines[0]
+    assert len(lines[0]) < len(str(path)) + 300
 
 
 # --------------------------------------------------------------------------- photos
@@ -611,6 +728,22 @@ def _replace_with_matching_junk(folder: Path) -> None:
     meta_path.write_text(json.dumps(meta))
 
 
+def _other_version(folder: Path) -> None:
+    """A model archive of another format version, with metadata rewritten to match it."""
+    path = folder / classify.MODEL_FILE
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    header = json.loads(members["header.json"])
+    members["header.json"] = json.dumps({**header, "format_version": 99}).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    meta_path = folder / classify.METADATA_FILE
+    meta = json.loads(meta_path.read_text())
+    meta["sha256"] = classify.file_sha256(path)
+    meta_path.write_text(json.dumps(meta))
+
+
 RESTORE = "Restore it with `git checkout models/` or retrain with `make train`"
 
 MODELS: list[Hostile] = [
@@ -619,7 +752,7 @@ MODELS: list[Hostile] = [
         "",
         _remove(classify.MODEL_FILE),
         ModelFileError,
-        "cell_classifier.skops is missing",
+        f"{classify.MODEL_FILE} is missing",
     ),
     Hostile(
         "metadata missing",
@@ -648,6 +781,13 @@ MODELS: list[Hostile] = [
         _replace_with_matching_junk,
         ModelFileError,
         "cannot be read",
+    ),
+    Hostile(
+        "model of another format version, metadata forged",
+        "",
+        _other_version,
+        ModelFileError,
+        "was written by another version of the program (format version 99",
     ),
 ]
 
@@ -782,3 +922,228 @@ def test_odd_but_valid_photos_load_and_show_their_kingdom(
     for got, want in zip(found, expected, strict=True):
         assert got.shape == want.shape
         assert np.abs(got.corners - want.corners).max() < 8
+
+
+# --------------------------------------------------------------------------- issue 34: the rest
+
+
+def test_a_named_pipe_and_dev_zero_are_refused_at_once_in_a_fresh_process(
+    tmp_path: Path,
+) -> None:
+    """Neither blocks nor fills memory: a clean one-line refusal each, well within 10 s."""
+    pipe, grid_pipe = tmp_path / "f.jpg", tmp_path / "f.txt"
+    os.mkfifo(pipe)
+    os.mkfifo(grid_pipe)
+    zero, grid_zero = tmp_path / "zero.jpg", tmp_path / "zero.txt"
+    zero.symlink_to("/dev/zero")
+    grid_zero.symlink_to("/dev/zero")
+    paths = [pipe, grid_pipe, zero, grid_zero, Path("/dev/zero")]
+    result = subprocess.run(
+        [sys.executable, "-m", "scorer", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=10,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"{pipe}: this is a named pipe (FIFO), not an image",
+        f"{grid_pipe}: this is a named pipe (FIFO), not a text grid",
+        f"{zero}: this is a device, not an image",
+        f"{grid_zero}: this is a device, not a text grid",
+        "/dev/zero: this is a device, not an image",
+    ]
+
+
+@pytest.fixture(scope="module")
+def board_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("board") / "board.png"
+    path.write_bytes(cv2.imencode(".png", demo_board().image)[1].tobytes())
+    return path
+
+
+CORNERS = [
+    pytest.param(  # 4: corners must lie inside the photo
+        "5000,5000,5100,5000,5100,5100,5000,5100",
+        "the corners marked lie outside the photo: (5000, 5000) is beyond its",
+        id="corners far outside the photo",
+    ),
+    pytest.param(  # 4: and hold the grid
+        "10,10,30,10,30,30,10,30",
+        "the corners marked are only 20 px apart: too small to hold 5 squares a side",
+        id="corners too close to hold a 5×5 grid",
+    ),
+    pytest.param(  # 7: no numpy RuntimeWarning on stderr
+        "inf,0,100,0,100,100,0,100",
+        "the corners marked must be finite numbers, not inf or nan",
+        id="corners at inf",
+    ),
+]
+
+
+@pytest.mark.parametrize(("corners", "message"), CORNERS)
+def test_bad_corners_are_refused_in_one_line(
+    corners: str, message: str, board_photo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(board_photo), "--grid", "5", "--corners", corners]) == 1
+    _one_line_error(capsys, board_photo, message)
+    with pytest.raises(MarkedCornersError, match=re.escape(message)):
+        score_photo(load_image(board_photo), Rules(), grid=5, corners=parse_corners(corners))
+
+
+def test_corners_at_inf_print_nothing_else_in_a_fresh_process(board_photo: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scorer", str(board_photo), "--corners", "inf,0,1,0,1,1,0,1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"{board_photo}: the corners marked must be finite numbers, not inf or nan\n"
+    )
+
+
+def test_a_damaged_exif_is_a_note_on_the_result(
+    board_photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """7: Pillow's "Corrupt EXIF data" becomes a note on that input, not a line on stderr."""
+    exif = b"Exif\x00\x00II*\x00" + struct.pack("<IH", 8, 50) + bytes(20)  # 50 entries, 1 there
+    photo = tmp_path / "exif.jpg"
+    Image.open(board_photo).convert("RGB").save(photo, "JPEG", quality=95, exif=exif)
+    assert main([str(photo), "--json", "--corners", "0,0,500,0,500,500,0,500"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    notes = json.loads(captured.out)["results"][0]["kingdoms"][0]["notes"]
+    assert notes[0] == "the photo's EXIF data is damaged; the picture itself was read"
+
+
+def test_a_dynasty_never_mixes_players(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """5: anna-1 ben-1 anna-2 ben-3 anna-3 ben-2 ben-4: grouped by name, refused when unequal."""
+    names = ["anna-1", "ben-1", "anna-2", "ben-3", "anna-3", "ben-2", "ben-4"]
+    paths = []
+    for name in names:
+        (tmp_path / f"{name}.txt").write_text("F1 F0 C\n")
+        paths.append(str(tmp_path / f"{name}.txt"))
+    assert main(["--dynasty", *paths]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "cannot rank: a Dynasty needs 3 games per player, but the files group as "
+        "anna: anna-1.txt, anna-2.txt, anna-3.txt; ben: ben-1.txt, ben-3.txt, ben-2.txt, "
+        "ben-4.txt; name each file PLAYER-GAME (anna-1.jpg), or give each player's files with "
+        "--player NAME FILE FILE FILE"
+    ]
+
+
+def _grids(folder: Path, names: list[str]) -> list[str]:
+    paths = []
+    for name in names:
+        path = folder / name
+        path.write_text("F1 F0 C\n")
+        paths.append(str(path))
+    return paths
+
+
+def _cli(*args: str, **options: Any) -> subprocess.CompletedProcess[bytes]:
+    """``python -m scorer`` with its stderr (and, unless given, its stdout) captured."""
+    options.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(
+        [sys.executable, "-m", "scorer", *args],
+        stderr=subprocess.PIPE,
+        check=False,
+        timeout=120,
+        **options,
+    )
+
+
+def test_a_name_the_output_cannot_encode_is_written_with_replacements(tmp_path: Path) -> None:
+    """6: PYTHONIOENCODING=cp1252 and a snowman in the name: replaced, not a traceback."""
+    (path,) = _grids(tmp_path, ["Königreich über 5×5 — ☃.txt"])
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    for flags in ([], ["--json"]):
+        result = _cli(path, *flags, env=env)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == b""
+        out = result.stdout.decode("cp1252")
+        assert "Königreich über 5×5 — ?.txt" in out
+
+
+def test_a_reader_that_closes_after_10_bytes_gets_no_traceback(tmp_path: Path) -> None:
+    """6: ``--json | head -c 10``: the program ends quietly, with no traceback on stderr."""
+    paths = _grids(tmp_path, [f"grid-{i}.txt" for i in range(400)])  # far past a pipe's buffer
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scorer", "--json", *paths],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    head = process.stdout.read(10)
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 141  # 128 + SIGPIPE, as a tool killed by it
+    assert head == b'{\n  "resul'
+    assert err == b""
+
+
+def test_closed_output_and_a_full_disk_are_one_line(tmp_path: Path) -> None:
+    """6: ``>&-`` and ``> /dev/full``: one line on stderr and exit code 1, no traceback."""
+    paths = _grids(tmp_path, [f"grid-{i}.txt" for i in range(3)])
+    closed = subprocess.run(
+        [sys.executable, "-m", "scorer", *paths],
+        stdout=None,
+        stderr=subprocess.PIPE,
+        check=False,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 1
+    assert closed.stderr == (
+        b"kingdomino-score: cannot write the results: standard output is closed\n"
+    )
+    if Path("/dev/full").exists():
+        with open("/dev/full", "wb") as full:
+            result = _cli(*paths, "--json", stdout=full)
+        assert result.returncode == 1
+        assert result.stderr == (
+            b"kingdomino-score: cannot write the results: No space left on device\n"
+        )
+
+
+def test_store_rows(tmp_path: Path) -> None:
+    """9: a text total is a StoreError; a foreign file leaves nothing beside it; a FIFO as
+    the games file is refused at once."""
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(path)
+    store.save_game(
+        "Sunday", [("Ann", Kingdom.parse("F1 F0 C")), ("Ben", Kingdom.parse("C"))], Rules()
+    )
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE players SET total = 'forty' WHERE seat = 1")
+    with pytest.raises(StoreError, match=re.escape("has an unreadable total for Ben: 'forty'")):
+        store.games()
+
+    foreign = tmp_path / "photos.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
+    conn.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(StoreError, match="another program's database"):
+        GameStore(foreign)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no empty -wal, -shm
+
+    fifo = tmp_path / "fifo.sqlite3"
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match=re.escape(f"the games file {fifo} is a named pipe")):
+        GameStore(fifo)
+
+
+def test_the_page_reads_at_most_eight_typed_kingdoms() -> None:
+    """11: 500 kingdoms typed at once are not all read; the page says so."""
+    kingdoms, problems = parse_grids("F1 F0 C\n\n" * 500)
+    assert len(kingdoms) == MAX_TYPED_KINGDOMS == 8
+    assert problems[0].message == (
+        "500 kingdoms were typed; a game has at most 4 players, and only the first 8 are read."
+    )

@@ -52,10 +52,23 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Streamlit server running the app on a free port, with its own games file."""
+    yield from _streamlit(tmp_path_factory, sample="")
+
+
+@pytest.fixture()
+def cold_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of its own that has shown no page yet, with the sample photo on."""
+    yield from _streamlit(tmp_path_factory, sample=str(SAMPLE))
+
+
+def _streamlit(tmp_path_factory: pytest.TempPathFactory, sample: str) -> Iterator[str]:
+    """Run the app on a free port with its own games file and ``sample`` as
+    ``$KINGDOMINO_SAMPLE``; yield its address."""
     port = _free_port()
     env = dict(os.environ)
     env["KINGDOMINO_DB"] = str(tmp_path_factory.mktemp("db") / "games.sqlite3")
-    env["KINGDOMINO_SAMPLE"] = ""
+    env["KINGDOMINO_SAMPLE"] = sample
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: the bytecode is cached
     streamlit = Path(sys.executable).with_name("streamlit")
     log = (tmp_path_factory.mktemp("log") / "streamlit.log").open("w")
     proc = subprocess.Popen(
@@ -90,6 +103,34 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+COLD_TARGET_S = 3.0
+"""The sample photo is scored within this long of the first request to a fresh server."""
+
+
+@pytest.mark.slow
+def test_a_fresh_server_shows_the_sample_scored_within_3_s(
+    cold_server: str, sample_photo: Path
+) -> None:
+    """From ``goto`` to the sample's total on the page, on a server that has shown no page:
+    the page's imports, the model, the photo and the drawing. The time is printed (``-s``);
+    the assertion leaves room for a busy shared machine."""
+    expected = _sample_report(sample_photo).kingdoms[0].score.total
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1280, "height": 2600})
+        started = time.monotonic()
+        tab.goto(cold_server)
+        _wait_for_metrics(tab, 1)
+        seconds = time.monotonic() - started
+        assert _metric_values(tab) == [expected]
+        browser.close()
+    verdict = "meets" if seconds <= COLD_TARGET_S else "misses"
+    print(
+        f"\ncold start: the sample scored {seconds:.2f} s after goto ({verdict} {COLD_TARGET_S} s)"
+    )
+    assert seconds < 4 * COLD_TARGET_S
 
 
 @pytest.fixture()
@@ -143,9 +184,7 @@ def test_clicking_a_square_and_picking_a_value_updates_the_score(
     box.press("Control+Enter")
     _wait_for_metrics(tab, 1)
     assert _metric_values(tab) == [before]
-    picture = tab.frame_locator("iframe[title*=streamlit_image_coordinates]").first.locator(
-        "#image"
-    )
+    picture = tab.frame_locator("iframe[title*=image_picker]").first.locator("#image")
     picture.wait_for(timeout=30_000)
     box_px = picture.bounding_box()
     assert box_px is not None
@@ -185,7 +224,7 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
     tab.get_by_text("0 of 4 corners marked").wait_for(timeout=30_000)
     # Click them in a scrambled order: the page puts them in order itself.
     for n, (x, y) in enumerate([corners[2], corners[0], corners[3], corners[1]], start=1):
-        picker = tab.frame_locator("iframe[title*=streamlit_image_coordinates]").last
+        picker = tab.frame_locator("iframe[title*=image_picker]").last
         image = picker.locator("#image")
         box = image.bounding_box()
         assert box is not None
@@ -197,6 +236,105 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
     assert len(_metric_values(tab)) == 1
     assert tab.locator("[data-testid=stException]").count() == 0
     _screenshot(tab, "browser-corners.png")
+
+
+# A second player's 7×7 kingdom, typed: forest 3 × 1 = 3, lake 2 × 1 = 2, mine 2 × 2 = 4,
+# swamp 1 × 1 = 1: total 10.
+SECOND = "\n".join(
+    [". . . . . . ."] * 2
+    + [". . F1 F0 L1 . .", ". . F0 C L0 . .", ". . M2 M0 S1 . ."]
+    + [". . . . . . ."] * 2
+)
+SECOND_TOTAL = 10
+PHONE = (390, 844)
+MIN_TAP_PX = 44
+
+
+@pytest.mark.slow
+def test_phone_shows_each_total_and_place_first_and_its_taps_are_44_px(
+    server: str, sample_photo: Path
+) -> None:
+    """At 390×844, right after an upload: every total and place on the first screen, and
+    every tap target the page defines at least 44 pixels each way."""
+    expected = _sample_report(sample_photo).kingdoms[0].score.total
+    for tab in _tab(server, *PHONE):
+        tab.locator("input[type=file]").first.set_input_files(str(SAMPLE))
+        _wait_for_metrics(tab, 1)
+        tab.get_by_text("Type or paste kingdoms as text grids").click()
+        grids = tab.get_by_label("Grids")
+        grids.fill(SECOND)
+        grids.press("Control+Enter")
+        _wait_for_metrics(tab, 2)
+        tab.get_by_text(f"{expected} points").first.wait_for(timeout=30_000)
+        tab.locator("h1").first.scroll_into_view_if_needed()
+        tab.wait_for_timeout(500)
+        for text in (f"1. Player 1 — {expected} points", f"2. Player 2 — {SECOND_TOTAL} points"):
+            line = tab.get_by_text(text).first
+            box = line.bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PHONE[1], text
+        _screenshot(tab, "browser-phone.png")
+
+        taps = {"remove the photo": tab.get_by_role("button", name=f"Remove {SAMPLE.name}")}
+        tab.get_by_text("Outline wrong?").first.click()
+        tab.get_by_text("0 of 4 corners marked").first.wait_for(timeout=30_000)
+        taps["clear the corners"] = tab.get_by_role("button", name="Clear the corners")
+        picture = tab.frame_locator("iframe[title*=image_picker]").first.locator("#image")
+        box = picture.bounding_box()
+        assert box is not None
+        picture.click(position={"x": box["width"] / 14, "y": box["height"] / 14})
+        chooser = tab.get_by_label("Square in row 1, column 1 is")
+        chooser.wait_for(timeout=30_000)
+        taps["the square picker"] = tab.locator("[data-testid=stSelectbox] [role=group]")
+        sizes = {name: _size(found.first) for name, found in taps.items()}
+        chooser.evaluate("e => e.scrollIntoView({block: 'center'})")
+        chooser.click()
+        tab.get_by_role("option").first.wait_for(timeout=30_000)
+        sizes["a square's value"] = _size(tab.get_by_role("option").first)
+        tab.keyboard.press("Escape")
+        tab.get_by_text("Dynasty: three games in a row").click()
+        add = tab.get_by_role("button", name="Add this game to the dynasty")
+        sizes["add the game"] = _size(add)
+        add.click()
+        delete = tab.get_by_role("button", name="Delete")
+        delete.first.wait_for(timeout=30_000)
+        sizes["delete a game"] = _size(delete.first)
+        delete.first.click()
+        yes = tab.get_by_role("button", name="Yes, delete it")
+        yes.wait_for(timeout=30_000)
+        sizes["confirm the delete"] = _size(yes)
+        small = {name: size for name, size in sizes.items() if min(size) < MIN_TAP_PX}
+        assert not small, f"tap targets under {MIN_TAP_PX} px: {small}"
+        yes.click()
+        # The Dynasty panel stays open while the inputs above it change.
+        tab.get_by_text("One photo of the whole table").click()
+        tab.wait_for_timeout(1500)
+        _wait_for_metrics(tab, 2)
+        assert add.is_visible()
+        # Wider (a phone turned, a window widened): the corner picker's frame follows its
+        # photo, leaving no blank band under it.
+        tab.keyboard.press("Escape")
+        tab.get_by_text("Type or paste kingdoms as text grids").click()
+        tab.set_viewport_size({"width": 1280, "height": 1500})
+        tab.wait_for_timeout(1500)
+        pickers = tab.locator("iframe[title*=image_picker]")
+        assert pickers.count() == 3  # two labelled kingdoms and the corner tool
+        for n in range(pickers.count()):
+            frame = pickers.nth(n).bounding_box()
+            shown = tab.frame_locator("iframe[title*=image_picker]").nth(n).locator("#image")
+            picture = shown.bounding_box()
+            assert frame is not None and picture is not None
+            assert abs(frame["height"] - picture["height"]) <= 2, (n, frame, picture)
+        # The page at a computer's width, for the README.
+        tab.locator("h1").first.scroll_into_view_if_needed()
+        _screenshot(tab, "browser-desktop.png")
+
+
+def _size(element: Any) -> tuple[float, float]:
+    """Width and height, in CSS pixels, of an element on the page."""
+    element.wait_for(timeout=30_000)
+    box = element.bounding_box()
+    assert box is not None
+    return box["width"], box["height"]
 
 
 def _sample_report(sample_photo: Path) -> Any:

@@ -225,11 +225,54 @@ def test_dynasty_groups_files_by_three(capsys: pytest.CaptureFixture[str], tmp_p
     assert "House rule for Dynasty" in ranking["explanations"][0]
 
 
-def test_dynasty_needs_groups_of_three(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_dynasty_needs_three_games_a_player(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     files = [write(tmp_path, f"p{i}.txt", ANNA) for i in range(4)]
     code, _, err = run(capsys, "--dynasty", *files)
     assert code == 1
-    assert "groups of 3" in err
+    assert "a Dynasty needs 3 games per player" in err
+    assert "(no player in the name): p0.txt, p1.txt, p2.txt, p3.txt" in err
+
+
+def test_dynasty_groups_by_player_name_in_any_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    names = ["anna-1", "ben_1", "anna-2", "ben_2", "anna-3", "ben_3"]
+    files = [write(tmp_path, f"{n}.txt", ANNA if n.startswith("anna") else BEN) for n in names]
+    code, out, _ = run(capsys, "--dynasty", "--json", *files)
+    assert code == 0
+    standings = json.loads(out)["ranking"]["standings"]
+    assert sorted(s["name"] for s in standings) == ["anna", "ben"]
+
+
+def test_dynasty_never_mixes_players(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Six files, two players, but ben has four games and anna two: refused, not summed."""
+    names = ["anna-1", "ben-1", "anna-2", "ben-3", "ben-2", "ben-4"]
+    files = [write(tmp_path, f"{n}.txt", ANNA) for n in names]
+    code, out, err = run(capsys, "--dynasty", "--json", *files)
+    assert code == 1
+    assert "ranking" not in json.loads(out) or "error" in json.loads(out)["ranking"]
+    assert (
+        "but the files group as anna: anna-1.txt, anna-2.txt; "
+        "ben: ben-1.txt, ben-3.txt, ben-2.txt, ben-4.txt; name each file PLAYER-GAME"
+    ) in err
+    assert len(err.splitlines()) == 1
+
+
+def test_player_option_names_each_players_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    a = [write(tmp_path, f"sunday{i}.txt", ANNA) for i in (1, 2, 3)]
+    b = [write(tmp_path, f"photo {i}.txt", BEN) for i in (1, 2, 3)]
+    code, out, _ = run(capsys, "--json", "--player", "Anna", *a, "--player", "Ben", *b)
+    assert code == 0
+    ranking = json.loads(out)["ranking"]
+    assert ranking["dynasty"] is True
+    assert sorted(s["name"] for s in ranking["standings"]) == ["Anna", "Ben"]
+    code, _, err = run(capsys, "--player", "Anna", *a[:2], "--player", "Ben", *b)
+    assert code == 1
+    assert "group as Anna: sunday1.txt, sunday2.txt; Ben: photo 1.txt" in err
 
 
 def test_grid_seven_forces_mighty_duel(
@@ -306,6 +349,14 @@ def test_photo_golden_files(
 
     monkeypatch.setattr("scorer.read.classify.default_model", _StandInModel)
     monkeypatch.setattr(imageio, "load_image", lambda path: np.full((200, 200, 3), 90, np.uint8))
+    monkeypatch.setattr(
+        imageio,
+        "load_image_with_info",
+        lambda path: (
+            np.full((200, 200, 3), 90, np.uint8),
+            imageio.ImageInfo("PNG", (200, 200), "RGB", 1, 0),
+        ),
+    )
     corners = "10.26,10.04,160.31,10.12,160.2,160.27,10.11,160.33"
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(capsys, *flags, "--grid", "5", "--corners", corners, "board.png")
@@ -314,3 +365,46 @@ def test_photo_golden_files(
     if os.environ.get("KINGDOMINO_UPDATE_GOLDEN"):
         path.write_text(out, encoding="utf-8")
     assert out == path.read_text(encoding="utf-8")
+
+
+def test_a_text_grid_loads_neither_the_page_nor_the_science_libraries(tmp_path: Path) -> None:
+    grid = write(tmp_path, "anna.txt", ANNA)
+    script = (
+        "import json, sys\n"
+        "from scorer.cli import main\n"
+        f"code = main([{grid!r}])\n"
+        "heavy = {'streamlit', 'pandas', 'scipy', 'sklearn', 'skops'}\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & heavy)))\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_photos_in_a_pool_print_what_one_by_one_prints(tmp_path: Path) -> None:
+    """Photos, a text grid and a missing file, scored by two processes and by one: the
+    same lines in the same order, and the same exit code."""
+    import cv2
+
+    from scorer.lab.synth import demo_board, make_scene
+
+    boards = [demo_board(k) for k in range(3)]
+    inputs = []
+    for seed in range(3):
+        image = make_scene(seed, boards).image
+        path = tmp_path / f"photo-{seed}.jpg"
+        cv2.imwrite(str(path), cv2.resize(image, None, fx=0.5, fy=0.5))
+        inputs.append(str(path))
+    inputs[1:1] = [write(tmp_path, "anna.txt", ANNA), str(tmp_path / "missing.jpg")]
+
+    def command(jobs: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "scorer", "--json", "--rank", "--jobs", jobs, *inputs]
+        return subprocess.run(argv, capture_output=True, text=True, check=False)
+
+    serial, parallel = command("1"), command("2")
+    assert serial.returncode == parallel.returncode == 1  # the missing file
+    assert parallel.stdout == serial.stdout
+    assert parallel.stderr == serial.stderr
+    results = json.loads(serial.stdout)["results"]
+    assert [r["input"] for r in results] == inputs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -327,3 +328,63 @@ def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(
     assert kingdom.location is RIGHT
     assert kingdom.detected_shape == (5, 4) and kingdom.other_outline
     assert kingdom.warnings[0] == kingdom.outline_note == other_outline_note((5, 4), (5, 5))
+
+
+SURE = replace(READ_DEFAULT, several_doubtful=26)
+"""Doubtful squares never count here: the drawn kingdom holds more plain wheat than the tile
+set, so decoding doubts some squares; the other reasons are under test."""
+
+
+def test_score_photo_gives_each_kingdom_its_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    image = _drawn_kingdom((2, 2))
+    whole = BoardLocation(_quad(100, 100, 600, 600), (5, 5))
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", lambda *a, **k: [whole])
+    (found,) = score_photo(image, Rules(), model=MarkedCastleModel(), read_params=SURE).kingdoms  # type: ignore[arg-type]
+    assert found.confirmed and found.reasons == ()
+    # The variant in play expects 7×7: a 5×5 grid is not the program's to stand behind.
+    (duel,) = score_photo(
+        image, Rules(side=7), model=MarkedCastleModel(), read_params=SURE
+    ).kingdoms  # type: ignore[arg-type]
+    assert duel.reasons == ("the grid found is 5×5, not the 7×7 of the variant in play",)
+    # The same kingdom cut by the photo's right edge.
+    cut = np.ascontiguousarray(image[:, :601])
+    (edge,) = score_photo(cut, Rules(), model=MarkedCastleModel(), read_params=SURE).kingdoms  # type: ignore[arg-type]
+    assert not edge.confirmed
+    assert edge.reasons == ("the kingdom reaches the photo's edge, so part of it may be cut off",)
+    # Corners the player marked are the player's outline, even at the edge.
+    marked = score_photo(
+        cut, Rules(), corners=whole.corners, model=MarkedCastleModel(), read_params=SURE
+    )  # type: ignore[arg-type]
+    assert marked.kingdoms[0].confirmed
+
+
+def test_an_outline_corrected_by_the_reading_leaves_the_total_unconfirmed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = _drawn_kingdom((2, 4))
+    left_out = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", lambda *a, **k: [left_out])
+    (found,) = score_photo(image, Rules(), model=MarkedCastleModel(), read_params=SURE).kingdoms  # type: ignore[arg-type]
+    assert found.reasons == ("the reading moved the outline detection found (5×4)",)
+    marked = score_photo(
+        image, Rules(), corners=left_out.corners, model=MarkedCastleModel(), read_params=SURE
+    )  # type: ignore[arg-type]
+    assert marked.kingdoms[0].reasons == ("the grid found is 5×4, not square",)
+
+
+def test_command_line_says_when_a_photos_total_is_unconfirmed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "kingdom.png"
+    cv2.imwrite(str(path), _drawn_kingdom((2, 4)))
+    left_out = BoardLocation(_quad(100, 100, 500, 600), (5, 4))
+    monkeypatch.setattr("scorer.pipeline.find_kingdoms", lambda *a, **k: [left_out])
+    monkeypatch.setattr("scorer.read.classify.default_model", MarkedCastleModel)
+    monkeypatch.setattr("scorer.read.corrections.default_model", MarkedCastleModel)
+    assert cli.main([str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "\nunconfirmed total: the reading moved the outline detection found (5×4)" in text
+    assert cli.main([str(path), "--json"]) == 0
+    (kingdom,) = json.loads(capsys.readouterr().out)["results"][0]["kingdoms"]
+    assert kingdom["confirmed"] is False
+    assert kingdom["reasons"][0] == "the reading moved the outline detection found (5×4)"

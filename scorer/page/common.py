@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import streamlit as st
 from numpy.typing import NDArray
@@ -14,6 +14,9 @@ from scorer.results.export import PlayerResult
 from scorer.rules.errors import BoardNotFoundError, ScorerError
 from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom, Position
 from scorer.rules.scoring import ScoreBreakdown, Violation
+
+if TYPE_CHECKING:
+    from scorer.results.photo import KingdomReport
 
 APP_DIR: Final = Path(__file__).resolve().parents[2]
 """The folder of ``app.py`` and ``sample_images/``."""
@@ -64,6 +67,32 @@ class FoundKingdom:
     square_px: float = 0.0
     second_choices: tuple[tuple[Position, Cell], ...] = ()
     outline_note: str | None = None
+    report: KingdomReport | None = None
+    """The kingdom as the pipeline read it, for the JSON download; None for a typed grid."""
+    reasons: tuple[str, ...] = ()
+    """Why the program does not stand behind the total read (:mod:`scorer.results.verdict`)."""
+    slot: str = ""
+    """Which kingdom of its photo: ``"1"``… as detection found them, ``"added-1"``… added."""
+    marked: bool = False
+    """Whether it was read inside corners the player marked."""
+    file_notes: tuple[str, ...] = ()
+    """What reading its photo's file noticed (damaged EXIF…), for the JSON download."""
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether the program stands behind the total read (always, for a typed grid)."""
+        return not self.reasons
+
+
+@dataclass(frozen=True)
+class PhotoView:
+    """One photo as the page shows it: its preview and the kingdoms read in it, each through
+    detection's outline or the corners the player marked."""
+
+    photo: Photo
+    preview: NDArray[Any]
+    scale: float
+    kingdoms: tuple[FoundKingdom, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +117,15 @@ class Entry:
     violations: tuple[Violation, ...]
     pictures: list[NDArray[Any]] = field(default_factory=list)
     """What the page drew for this kingdom (photo with outline, labelled kingdom), for the PNG."""
+    player_confirmed: bool = False
+    """Whether the player pressed "This is right" on this reading."""
+
+    @property
+    def settled(self) -> bool:
+        """Whether the total counts: the program stands behind it, or the player confirmed it,
+        corrected a square or marked the corners. Only settled totals are ranked."""
+        found = self.found
+        return found.confirmed or found.marked or self.corrected or self.player_confirmed
 
     @property
     def edited(self) -> frozenset[Position]:
@@ -103,7 +141,15 @@ class Entry:
 
     def result(self) -> PlayerResult:
         """The player's result for the downloads."""
-        return PlayerResult(self.name, self.found.source, self.kingdom, self.corrected)
+        return PlayerResult(
+            self.name,
+            self.found.source,
+            self.kingdom,
+            self.corrected,
+            report=self.found.report,
+            confirmed=self.settled,
+            file_notes=self.found.file_notes,
+        )
 
 
 def photo_key(data: bytes) -> str:

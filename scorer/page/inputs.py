@@ -22,6 +22,7 @@ from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE, GridParseError, Kingd
 from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     HARMONY_BONUS,
+    MAX_PLAYERS,
     MIDDLE_KINGDOM_BONUS,
     Rules,
     TieBreakOrder,
@@ -42,6 +43,13 @@ VARIANTS: Final[dict[str, int | None]] = {
     f"Mighty Duel {DUEL_SIZE}×{DUEL_SIZE}": DUEL_SIZE,
 }
 """Grid side of each variant; None measures each kingdom in its photo and scores it as found."""
+
+MAX_TYPED_KINGDOMS: Final = 2 * MAX_PLAYERS
+"""The most kingdoms read from the typed text: a game has at most 4 players; a few more are
+read for a whole table, and no more, so a paste of hundreds cannot exhaust the page's memory."""
+
+MAX_TYPED_CHARS: Final = 64 * 1024
+"""The longest typed text read, in characters: eight 7×7 grids with comments are a few KB."""
 
 EXAMPLE_GRID: Final = (
     "G0 L0 F0 F0 F0\nG0 L0 F1 F0 W0\nG0 G0 C F0 F0\nW0 S0 S1 W0 W0\nW1 S0 S0 L1 L0"
@@ -138,13 +146,37 @@ def parse_grids(text: str) -> tuple[list[FoundKingdom], list[Problem]]:
 
     Line numbers in the problems count from the top of the whole text.
 
+    At most :data:`MAX_TYPED_KINGDOMS` kingdoms are read, from at most
+    :data:`MAX_TYPED_CHARS` characters; beyond, a problem says so.
+
     >>> kingdoms, problems = parse_grids("F1 C\\n\\nM2 X9 C")
     >>> [k.key for k in kingdoms], problems[0].message
     (['typed-1'], "Typed grid 2 (line 3, square 2, 'X9'): unknown terrain letter 'X'.")
+    >>> kingdoms, problems = parse_grids("F1 C\\n\\n" * 500)
+    >>> len(kingdoms), problems[0].message
+    (8, '500 kingdoms were typed; a game has at most 4 players, and only the first 8 are read.')
     """
     kingdoms: list[FoundKingdom] = []
     problems: list[Problem] = []
-    for number, (first_line, block) in enumerate(blocks(text), start=1):
+    if len(text) > MAX_TYPED_CHARS:
+        problem = Problem(
+            "GridParseError",
+            f"The typed text is {len(text):,} characters long; at most {MAX_TYPED_CHARS:,} "
+            "are read, so none of it was.",
+            "Type or paste one grid per player, a blank line between them.",
+        )
+        return kingdoms, [problem]
+    typed = blocks(text)
+    if len(typed) > MAX_TYPED_KINGDOMS:
+        problems.append(
+            Problem(
+                "GridParseError",
+                f"{len(typed)} kingdoms were typed; a game has at most {MAX_PLAYERS} players, "
+                f"and only the first {MAX_TYPED_KINGDOMS} are read.",
+                "Leave a blank line only between two players' kingdoms, and keep one game.",
+            )
+        )
+    for number, (first_line, block) in enumerate(typed[:MAX_TYPED_KINGDOMS], start=1):
         try:
             kingdom = Kingdom.parse(block)
         except GridParseError as err:

@@ -7,8 +7,9 @@ from typing import Final
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 
-from scorer.page.common import TOKENS, Analysis, Entry, FoundKingdom, Photo, plural
+from scorer.page.common import TOKENS, Entry, FoundKingdom, PhotoView, plural
 from scorer.page.photo import corners_ui
+from scorer.page.picker import image_picker
 from scorer.page.state import KingdomState
 from scorer.pipeline import doubtful_hint, small_squares_note
 from scorer.results import render
@@ -27,40 +28,49 @@ TERRAIN_ICONS: Final = {
 
 
 def kingdom_ui(
-    found: FoundKingdom, index: int, rules: Rules, source: tuple[Photo, Analysis] | None = None
+    found: FoundKingdom, index: int, rules: Rules, view: PhotoView | None = None
 ) -> Entry:
-    """One player's kingdom: pictures, corrections and the score breakdown."""
+    """One player's kingdom: name and total, pictures, corrections and the score breakdown.
+
+    A total the program does not stand behind is shown as unconfirmed, with its reasons,
+    a "This is right" button and the corner tool open beside it.
+    """
+    memory = KingdomState(found.key)
     with st.container(border=True):
-        head, total_box = st.columns([3, 1])
-        name = head.text_input(
-            "Player",
-            value=f"Player {index + 1}",
-            key=KingdomState(found.key).name_key,
-            max_chars=40,
-        )
-        name = (name or "").strip() or f"Player {index + 1}"
+        head, total_box = st.container(key=f"kingdom-head-{found.key}").columns([3, 1])
+        default = f"Player {index + 1}"
+        memory.restore_name()
+        typed = head.text_input("Player", key=memory.name_key, max_chars=40, placeholder=default)
+        memory.keep_name(typed or "")
+        name = (typed or "").strip() or default
         head.caption(
             f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
         )
-        left, right = st.columns([2, 3] if found.photo_key is not None else [1, 1])
-        corners_box = st.container()
+        status = st.container()
+        left, right = st.columns([2, 3] if view is not None else [1, 1])
+        tools = st.container()
         with st.expander("✏️ Correct squares", expanded=False):
             kingdom = correction_ui(found)
         breakdown = score(kingdom, rules)
         violations = tileset_violations(kingdom, rules)
         entry = Entry(found, name, kingdom, breakdown, violations)
-        total_box.metric("Total", breakdown.total)
+        entry.player_confirmed = memory.confirmed_reading == found.kingdom
+        settled = entry.settled
+        total_box.metric("Total" if settled else "Total (unconfirmed)", breakdown.total)
         if entry.corrected:
             total_box.markdown(":blue-badge[✏️ corrected by hand]")
-        if found.photo_key is not None and source is not None:
+        elif not settled:
+            total_box.markdown(":orange-badge[⚠️ unconfirmed]")
+        if not settled:
+            with status:
+                unconfirmed_ui(entry)
+        if view is not None:
             with left:
-                photo_picture(entry, source)
+                photo_picture(entry, view)
             with right:
                 kingdom_picture(entry)
-            photo, analysis = source
-            if analysis.kingdoms and analysis.kingdoms[0].key == found.key:
-                with corners_box:
-                    corners_ui(photo, analysis)
+            with status if not settled else tools:  # open beside an unconfirmed total
+                corners_ui(view, found.slot, open_now=not settled)
             breakdown_ui(entry, rules)
         else:
             with left:
@@ -68,6 +78,24 @@ def kingdom_ui(
             with right:
                 breakdown_ui(entry, rules, narrow=True)
     return entry
+
+
+def unconfirmed_ui(entry: Entry) -> None:
+    """Why the total is unconfirmed, and the button by which the player confirms it."""
+    reasons = "; ".join(entry.found.reasons)
+    st.warning(
+        f"**Unconfirmed — check the outline.** {entry.name}'s total of {entry.breakdown.total} "
+        f"is not ranked yet: {reasons}. If the outline and the squares are right, press "
+        "“This is right”; otherwise mark the four corners below or correct a square."
+    )
+    memory = KingdomState(entry.found.key)
+    st.button(
+        "✅ This is right",
+        key=memory.confirm_key,
+        type="primary",
+        on_click=memory.confirm,
+        args=(entry.found.kingdom,),
+    )
 
 
 def correction_ui(found: FoundKingdom) -> Kingdom:
@@ -139,27 +167,24 @@ def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: 
     memory.selected = None
 
 
-def photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
-    """The photo with the kingdom's outline (and the other kingdoms' in grey)."""
+def photo_picture(entry: Entry, view: PhotoView) -> None:
+    """The part of the photo around the kingdom, with its outline (and the other kingdoms')."""
     found = entry.found
-    _, analysis = source
-    if analysis.preview is None or found.corners is None:
+    if found.corners is None:
         return
-    caption = entry.name if len(analysis.kingdoms) > 1 else ""
-    outlines = [render.Outline(found.corners, found.kingdom.shape, caption)]
+    several = len(view.kingdoms) > 1
+    outlines = [render.Outline(found.corners, found.kingdom.shape, entry.name if several else "")]
     outlines += [
         render.Outline(k.corners, k.kingdom.shape)
-        for k in analysis.kingdoms
+        for k in view.kingdoms
         if k.key != found.key and k.corners is not None
     ]
-    outlined = render.draw_outlines(analysis.preview, outlines)
+    outlined = render.crop_around(render.draw_outlines(view.preview, outlines), found.corners)
     entry.pictures.append(outlined)
-    st.image(
+    st.container(key=f"photo-crop-{found.key}").image(
         outlined,
         channels="BGR",
-        caption="Read inside the corners you marked"
-        if found.key.endswith("-manual")
-        else "Found in the photo",
+        caption="Read inside the corners you marked" if found.marked else "Found in the photo",
         width="stretch",
         output_format="JPEG",
     )
@@ -167,8 +192,6 @@ def photo_picture(entry: Entry, source: tuple[Photo, Analysis]) -> None:
 
 def kingdom_picture(entry: Entry) -> None:
     """The labelled kingdom; clicking a square opens a picker for its value."""
-    from streamlit_image_coordinates import streamlit_image_coordinates
-
     found = entry.found
     memory = KingdomState(found.key)
     doubtful = (set(found.doubtful) - entry.edited) | {
@@ -183,16 +206,11 @@ def kingdom_picture(entry: Entry) -> None:
         cell_px=100,
     )
     entry.pictures.append(picture)
-    click = streamlit_image_coordinates(
-        render.to_rgb(picture),
-        key=memory.picker_key,
-        use_column_width="always",
-        cursor="pointer",
-        image_format="JPEG",
-        jpeg_quality=88,
+    click = image_picker(
+        picture, key=memory.picker_key, alt="The labelled kingdom: tap a square", quality=88
     )
     st.caption("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
-    if memory.new_click(click):
+    if click is not None and memory.new_click(click):
         pos = render.cell_at(
             float(click["x"]),
             float(click["y"]),
@@ -278,7 +296,7 @@ def breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
         st.markdown("  \n".join(lines))
         st.caption(
             f"Largest property: {plural(b.largest_property, 'square')} · "
-            f"{plural(b.crowns, 'crown')}"
+            f"{plural(b.crowns, 'crown')} in the kingdom"
         )
     _warnings_ui(entry)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 import cv2
@@ -18,13 +19,15 @@ from scorer.page.common import (
     Analysis,
     FoundKingdom,
     Photo,
+    PhotoView,
     Problem,
     photo_key,
     problem_for,
     show_problem,
 )
-from scorer.page.state import Corners, PhotoState, Point
-from scorer.photo.imageio import load_image
+from scorer.page.picker import image_picker
+from scorer.page.state import Corners, OutlineState, PhotoState, Point, add_kingdom_key
+from scorer.photo.imageio import load_image_with_info
 from scorer.read import classify
 from scorer.results import render
 from scorer.rules.errors import ModelFileError, ScorerError
@@ -34,27 +37,20 @@ PREVIEW_SIDE: Final = 1400
 """Longest side, in pixels, of the photos drawn on the page."""
 
 
-def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundKingdom], Analysis]:
-    """Recognise the kingdoms in one photo; on failure offer to mark the corners by hand."""
+def photo_ui(
+    photo: Photo, rules: Rules, whole_table: bool
+) -> tuple[list[FoundKingdom], PhotoView | None]:
+    """Recognise the kingdoms in one photo, each through detection's outline or the corners
+    the player marked; on failure offer to mark the corners by hand.
+
+    Returns the kingdoms to score, and the photo as the kingdoms' cards show it (None when
+    it could not be read at all).
+    """
     grid = rules.side
-    manual = PhotoState(photo.key).manual_corners
-    details = ""
-    with st.spinner(f"Finding and reading the kingdom in {photo.name}…"):
-        try:
-            analysis = analyse_photo(photo.data, photo.name, grid, manual)
-        except Exception as err:  # one bad photo must not take the other players' scores with it
-            details = "".join(traceback.format_exception(err))
-            analysis = Analysis(
-                None,
-                1.0,
-                problem=Problem(
-                    type(err).__name__,
-                    "Something unexpected went wrong while reading this photo.",
-                    "Try another photo of this kingdom, or type its grid; the other kingdoms "
-                    "are scored meanwhile.",
-                ),
-            )
-    if analysis.problem is not None:
+    memory = PhotoState(photo.key)
+    analysis, details = _analyse_or_explain(photo, grid, None)
+    marked = memory.marked
+    if analysis.problem is not None and not (analysis.preview is not None and marked):
         with st.container(border=True):
             st.markdown(f"**{photo.name}**")
             show_problem(analysis.problem)
@@ -62,20 +58,99 @@ def photo_ui(photo: Photo, rules: Rules, whole_table: bool) -> tuple[list[FoundK
                 with st.expander("Details for a bug report"):
                     st.code(details, language=None)
             if analysis.preview is not None and analysis.problem.corners_help:
-                corners_ui(photo, analysis, open_now=True)
-        return [], analysis
+                view = PhotoView(photo, analysis.preview, analysis.scale)
+                corners_ui(view, "1", open_now=True)
+        return [], None
+    assert analysis.preview is not None
     if analysis.timings:
         total = sum(analysis.timings.values())
         parts = ", ".join(f"{k} {v:.2f} s" for k, v in analysis.timings.items())
         st.caption(f"{photo.name}: read in {total:.1f} s ({parts}).")
-    kingdoms = list(analysis.kingdoms)
-    if not whole_table and len(kingdoms) > 1:
+    for note in analysis.kingdoms[0].file_notes if analysis.kingdoms else ():
+        st.caption(f"{photo.name}: {note}")
+    found = list(analysis.kingdoms)
+    if not whole_table and len(found) > 1:
         st.info(
-            f"{photo.name} shows {len(kingdoms)} kingdoms; the first is scored. Choose "
+            f"{photo.name} shows {len(found)} kingdoms; the first is scored. Choose "
             f'"{WHOLE_TABLE}" to score each one as a player.'
         )
-        kingdoms = kingdoms[:1]
-    return kingdoms, analysis
+        found = found[:1]
+    slots = [str(i + 1) for i in range(len(found))]
+    if whole_table or not slots:
+        slots += [slot for slot in marked if slot not in slots]
+    kingdoms = []
+    for slot in slots:
+        auto = found[int(slot) - 1] if slot.isdigit() and int(slot) <= len(found) else None
+        kingdom = _slot_kingdom(photo, grid, slot, auto, marked.get(slot), len(slots) > 1)
+        if kingdom is not None:
+            kingdoms.append(kingdom)
+    view = PhotoView(photo, analysis.preview, analysis.scale, tuple(kingdoms))
+    if whole_table:
+        add_kingdom_ui(view)
+    return kingdoms, view
+
+
+def _analyse_or_explain(
+    photo: Photo, grid: int | None, corners: Corners | None
+) -> tuple[Analysis, str]:
+    """The photo's analysis; an unexpected failure becomes a problem and its traceback."""
+    spinning = "the kingdom inside your corners" if corners else "the kingdoms"
+    with st.spinner(f"Finding and reading {spinning} in {photo.name}…"):
+        try:
+            return analyse_photo(photo.data, photo.name, grid, corners), ""
+        except Exception as err:  # one bad photo must not take the other players' scores with it
+            problem = Problem(
+                type(err).__name__,
+                "Something unexpected went wrong while reading this photo.",
+                "Try another photo of this kingdom, or type its grid; the other kingdoms "
+                "are scored meanwhile.",
+            )
+            return Analysis(None, 1.0, problem=problem), "".join(traceback.format_exception(err))
+
+
+def _slot_kingdom(
+    photo: Photo,
+    grid: int | None,
+    slot: str,
+    auto: FoundKingdom | None,
+    corners: Corners | None,
+    several: bool,
+) -> FoundKingdom | None:
+    """The kingdom of one slot: read inside the player's corners if marked, else as found."""
+    chosen = auto
+    if corners is not None:
+        manual, _ = _analyse_or_explain(photo, grid, corners)
+        if manual.problem is None and manual.kingdoms:
+            chosen = replace(manual.kingdoms[0], marked=True)
+        else:
+            problem = manual.problem or Problem("NoKingdom", "No kingdom inside those corners.")
+            st.error(f"{photo.name}, kingdom {_slot_name(slot)}: {problem.message}")
+            if problem.hint:
+                st.info(f"Next step: {problem.hint}")
+    if chosen is None:
+        return None
+    source = f"{photo.name}, kingdom {_slot_name(slot)}" if several else photo.name
+    return replace(chosen, key=f"{photo.key}-{slot}", slot=slot, source=source)
+
+
+def _slot_name(slot: str) -> str:
+    """How the page names a slot.
+
+    >>> _slot_name("2"), _slot_name("added-1")
+    ('2', 'added by hand 1')
+    """
+    return slot if slot.isdigit() else f"added by hand {slot.removeprefix('added-')}"
+
+
+def add_kingdom_ui(view: PhotoView) -> None:
+    """Let the player mark the corners of a kingdom detection missed: a new player."""
+    memory = PhotoState(view.photo.key)
+    if st.toggle(
+        "➕ A kingdom was missed? Mark its four corners",
+        key=add_kingdom_key(view.photo.key),
+        help="Each kingdom whose corners you mark becomes one more player.",
+    ):
+        corners_ui(view, memory.next_added_slot, open_now=True, adding=True)
 
 
 def analyse_photo(data: bytes, name: str, grid: int | None, corners: Corners | None) -> Analysis:
@@ -98,7 +173,7 @@ def _analyse_photo_cached(
 ) -> Analysis:
     key = photo_key(data)
     try:
-        image = load_image(data)
+        image, info = load_image_with_info(data)
     except ScorerError as err:
         return Analysis(None, 1.0, problem=problem_for(err))
     preview, scale = render.fit_within(image, PREVIEW_SIDE)
@@ -119,7 +194,7 @@ def _analyse_photo_cached(
         several = len(report.kingdoms) > 1
         found.append(
             FoundKingdom(
-                key=f"{key}-{i}" if corners is None else f"{key}-manual",
+                key=f"{key}-{i + 1}",
                 source=f"{name}, kingdom {i + 1}" if several else name,
                 kingdom=item.kingdom,
                 photo_key=key,
@@ -129,51 +204,63 @@ def _analyse_photo_cached(
                 square_px=item.square_px,
                 second_choices=tuple(sorted(item.second_choices.items())),
                 outline_note=item.outline_note,
+                report=item,
+                reasons=tuple(item.reasons),
+                slot=str(i + 1),
+                marked=corners is not None,
+                file_notes=tuple(info.notes),
             )
         )
     timings = {k: float(v) for k, v in report.timings.items() if k in pipeline.STAGES}
     return Analysis(preview, scale, tuple(found), None, timings)
 
 
-def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> None:
-    """Let the player click the kingdom's four corners on the photo, then read it again."""
-    from streamlit_image_coordinates import streamlit_image_coordinates
+def corners_ui(view: PhotoView, slot: str, *, open_now: bool = False, adding: bool = False) -> None:
+    """Let the player click a kingdom's four corners on the photo, then read it again.
 
-    assert analysis.preview is not None
-    memory = PhotoState(photo.key)
+    ``slot`` is the kingdom's (:class:`~scorer.page.state.PhotoState`); ``open_now`` shows
+    the tool without its toggle; ``adding`` says the corners are those of a new kingdom.
+    """
+    memory = OutlineState(view.photo.key, slot)
     if not open_now and not st.toggle(
         "📐 Outline wrong? Mark the four corners by hand", key=memory.toggle_key
     ):
         return
     with st.container(border=True):
-        st.markdown("**📐 Mark the kingdom's four corners by hand**")
+        what = "the missed kingdom's" if adding else "the kingdom's"
+        st.markdown(f"**📐 Mark {what} four corners by hand**")
         st.caption(
-            "Click the four outer corners of the kingdom, in any order. The page straightens "
+            "Tap the four outer corners of the kingdom, in any order. The page straightens "
             "the kingdom and reads every square again."
         )
         clicks = memory.clicks
-        shown = analysis.preview.copy()
+        shown = view.preview.copy()
+        others = [
+            render.Outline(k.corners, k.kingdom.shape)
+            for k in view.kingdoms
+            if k.slot != slot and k.corners is not None
+        ]
+        if others:
+            shown = render.draw_outlines(shown, others)
         for x, y in clicks:
-            px, py = round(x * analysis.scale), round(y * analysis.scale)
+            px, py = round(x * view.scale), round(y * view.scale)
             draw_click(shown, (px, py), max(6, max(shown.shape[:2]) // 70))
-        value = streamlit_image_coordinates(
-            render.to_rgb(shown),
-            key=memory.picker_key,
-            use_column_width="always",
-            cursor="crosshair",
-            image_format="JPEG",
-            jpeg_quality=85,
+        value = image_picker(
+            shown, key=memory.picker_key, cursor="crosshair", alt="The photo: tap a corner"
         )
-        if len(clicks) < 4 and memory.new_click(value):
+        if value is not None and len(clicks) < 4 and memory.new_click(value):
             width = float(value.get("width") or shown.shape[1])
             height = float(value.get("height") or shown.shape[0])
-            x = float(value["x"]) * shown.shape[1] / width / analysis.scale
-            y = float(value["y"]) * shown.shape[0] / height / analysis.scale
+            x = float(value["x"]) * shown.shape[1] / width / view.scale
+            y = float(value["y"]) * shown.shape[0] / height / view.scale
             memory.clicks = [*clicks, (x, y)]
             st.rerun()
         st.caption(f"{len(clicks)} of 4 corners marked.")
         left, right = st.columns(2)
-        left.button("Clear the corners", key=memory.clear_key, on_click=memory.clear_corners)
+        clear = "Back to the automatic outline" if memory.manual_corners else "Clear the corners"
+        if adding or (memory.manual_corners and not slot.isdigit()):
+            clear = "Remove this kingdom" if memory.manual_corners else "Clear the corners"
+        left.button(clear, key=memory.clear_key, on_click=memory.clear_corners)
         if len(clicks) == 4:
             right.button(
                 "Read the kingdom inside them",
@@ -183,7 +270,7 @@ def corners_ui(photo: Photo, analysis: Analysis, *, open_now: bool = False) -> N
                 args=(corners_in_order(clicks),),
             )
         if memory.manual_corners:
-            st.caption("Read from the corners you marked. Clear them to use the automatic outline.")
+            st.caption("Read from the corners you marked.")
 
 
 def corners_in_order(clicks: Sequence[Point]) -> Corners:

@@ -1,8 +1,14 @@
-"""The ranking of the game on the page, with the rules in play and every tie-break explained."""
+"""The ranking of the game on the page: a compact summary at the top, and the details (rules in
+play, the table and every tie-break explained) above the kingdoms.
+
+Only totals that count are ranked (:attr:`scorer.page.common.Entry.settled`): an unconfirmed
+total waits until the player confirms it, corrects a square or marks the corners.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
@@ -20,8 +26,104 @@ from scorer.rules.scoring import (
 )
 
 
-def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
-    """The ranking table with every tie-break explained; None when it cannot be ranked."""
+@dataclass(frozen=True)
+class Standing:
+    """The game as the page ranks it: the ranking of the totals that count, if any, and why
+    there is none or some players are left out."""
+
+    ranking: Ranking | None
+    waiting: tuple[Entry, ...] = ()
+    """Players whose total is unconfirmed, left out of the ranking until it is confirmed."""
+    problem: str = ""
+    """Why the players cannot be ranked (too many, the same name twice); empty otherwise."""
+
+
+def standing(entries: Sequence[Entry], rules: Rules) -> Standing:
+    """Rank the players whose totals count; say why the others wait and why none can be ranked.
+
+    >>> from scorer.page.common import FoundKingdom
+    >>> from scorer.rules.kingdom import Kingdom
+    >>> from scorer.rules.scoring import score, tileset_violations
+    >>> def entry(name, grid, reasons=()):
+    ...     k = Kingdom.parse(grid)
+    ...     found = FoundKingdom(name, "typed", k, reasons=reasons)
+    ...     return Entry(found, name, k, score(k), tileset_violations(k))
+    >>> game = standing([entry("A", "F1 F0 C"), entry("B", "C M2", ("edge",))], Rules())
+    >>> game.ranking is None, [e.name for e in game.waiting]
+    (True, ['B'])
+    """
+    counted = [e for e in entries if e.settled]
+    waiting = tuple(e for e in entries if not e.settled)
+    if len(entries) > MAX_PLAYERS:
+        return Standing(
+            None,
+            waiting,
+            f"{len(entries)} kingdoms: a game has at most {MAX_PLAYERS} players. "
+            "Remove a photo or a typed grid to rank them.",
+        )
+    names = [e.name for e in entries]
+    if len(set(names)) != len(names):
+        return Standing(
+            None,
+            waiting,
+            "Two players have the same name; give each player a different name to rank.",
+        )
+    if len(counted) < 2:
+        return Standing(None, waiting)
+    return Standing(rank([Player(e.name, (e.kingdom,)) for e in counted], rules), waiting)
+
+
+def mixed_sizes(entries: Sequence[Entry]) -> str:
+    """The warning for a 5×5 kingdom ranked with a 7×7 one; empty when the sizes agree.
+
+    >>> from types import SimpleNamespace as K
+    >>> mixed_sizes([K(kingdom=K(shape=(5, 5))), K(kingdom=K(shape=(7, 7)))])[:30]
+    '⚠️ A 5×5 kingdom and a 7×7 kin'
+    """
+    small = any(max(e.kingdom.shape) <= STANDARD_SIZE for e in entries)
+    large = any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries)
+    if not (small and large):
+        return ""
+    return (
+        f"⚠️ A {STANDARD_SIZE}×{STANDARD_SIZE} kingdom and a {DUEL_SIZE}×{DUEL_SIZE} kingdom "
+        "are ranked together, but the players of one game all play the same variant: "
+        f"Standard ({STANDARD_SIZE}×{STANDARD_SIZE}) or Mighty Duel ({DUEL_SIZE}×{DUEL_SIZE}). "
+        "Check that each photo shows the whole kingdom, or choose the variant in the "
+        "sidebar (☰ on a phone)."
+    )
+
+
+def summary_ui(entries: Sequence[Entry], game: Standing) -> None:
+    """The compact results at the top of the page: each player's place and total."""
+    with st.container(border=True):
+        lines = []
+        if game.ranking is not None:
+            winners = set(game.ranking.winners)
+            for s in game.ranking.standings:
+                crown = " 🏆" if s.name in winners else ""
+                lines.append(f"**{s.place}.** {s.name} — **{s.total}** points{crown}")
+        elif len(entries) == 1 and not game.waiting:
+            e = entries[0]
+            lines.append(f"**{e.name}** scores **{e.breakdown.total}**.")
+        else:
+            for e in entries:
+                if e.settled:
+                    lines.append(f"{e.name} — **{e.breakdown.total}** points")
+        for e in game.waiting:
+            lines.append(
+                f"⚠️ {e.name} — {e.breakdown.total} points, "
+                "**unconfirmed — check the outline** (not ranked yet)"
+            )
+        st.markdown("  \n".join(lines))
+        if game.problem:
+            st.caption(game.problem)
+        warning = mixed_sizes(entries)
+        if warning:
+            st.caption(warning)
+
+
+def ranking_ui(entries: Sequence[Entry], rules: Rules, game: Standing) -> None:
+    """The ranking in detail: the rules in play, warnings, the table and every tie-break."""
     st.subheader("🏆 Ranking")
     st.caption(rules_line(rules))
     if rules.side == STANDARD_SIZE and any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries):
@@ -29,21 +131,26 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
             f"A kingdom is larger than {STANDARD_SIZE}×{STANDARD_SIZE}: for Mighty Duel, choose "
             f"the {DUEL_SIZE}×{DUEL_SIZE} variant in the sidebar (☰ on a phone)."
         )
-    if len(entries) < 2:
-        e = entries[0]
-        st.markdown(f"**{e.name}** scores **{e.breakdown.total}**. Add a second kingdom to rank.")
-        return None
-    if len(entries) > MAX_PLAYERS:
-        st.warning(
-            f"{len(entries)} kingdoms: a game has at most {MAX_PLAYERS} players. "
-            "Remove a photo or a typed grid to rank them."
+    warning = mixed_sizes(entries)
+    if warning:
+        st.warning(warning)
+    for e in game.waiting:
+        st.info(
+            f"{e.name} is not ranked yet: the total is unconfirmed. Check the outline on "
+            "the photo, then press “This is right”, correct a square or mark the corners."
         )
-        return None
-    names = [e.name for e in entries]
-    if len(set(names)) != len(names):
-        st.warning("Two players have the same name; give each player a different name to rank.")
-        return None
-    ranking = rank([Player(e.name, (e.kingdom,)) for e in entries], rules)
+    if game.problem:
+        st.warning(game.problem)
+        return
+    ranking = game.ranking
+    if ranking is None:
+        counted = [e for e in entries if e.settled]
+        if len(entries) == 1 and counted:
+            e = counted[0]
+            st.markdown(
+                f"**{e.name}** scores **{e.breakdown.total}**. Add a second kingdom to rank."
+            )
+        return
     by_name = {e.name: e for e in entries}
     table = pd.DataFrame(
         [
@@ -66,7 +173,6 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules) -> Ranking | None:
     st.dataframe(table, hide_index=True, width="stretch")
     for text in ranking.explanations:
         st.info(f"⚖️ {text}")
-    return ranking
 
 
 def rules_line(rules: Rules) -> str:

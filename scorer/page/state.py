@@ -1,8 +1,9 @@
 """The page's session state: every key the page stores or gives a widget, in one place.
 
 Streamlit keeps widget values and the page's own memory in ``st.session_state`` under
-string keys. :class:`PhotoState` and :class:`KingdomState` own the keys of one photo and
-one kingdom; the constants name the page's other widgets. Each class reads and writes
+string keys. :class:`PhotoState`, :class:`OutlineState` and :class:`KingdomState` own the
+keys of one photo, of the corner tool of one of its kingdoms, and of one player's kingdom;
+the constants name the page's other widgets. Each class reads and writes
 ``st.session_state`` unless given another mapping (as tests do).
 """
 
@@ -34,7 +35,12 @@ USE_CAMERA: Final = "use_camera"
 CAMERA: Final = "camera"
 TYPED_GRIDS: Final = "typed_grids"
 DYNASTY_NAME: Final = "dynasty_name"
+DYNASTY_PANEL: Final = "dynasty_panel"
 SAVE_GAME: Final = "save_game"
+DELETE_PENDING: Final = "delete_pending"
+"""Not a widget: the id of the saved game whose deletion waits for the player's yes."""
+DYNASTY_PROBLEM: Final = "dynasty_problem"
+"""Not a widget: why deleting a game failed, shown once in the Dynasty panel."""
 DOWNLOAD_JSON: Final = "download-json"
 DOWNLOAD_CSV: Final = "download-csv"
 DOWNLOAD_PNG: Final = "download-png"
@@ -47,6 +53,33 @@ def delete_game_key(game_id: int) -> str:
     'delete-game-3'
     """
     return f"delete-game-{game_id}"
+
+
+def confirm_delete_key(game_id: int) -> str:
+    """The key of the button that confirms deleting one saved game.
+
+    >>> confirm_delete_key(3), keep_game_key(3)
+    ('confirm-delete-3', 'keep-game-3')
+    """
+    return f"confirm-delete-{game_id}"
+
+
+def keep_game_key(game_id: int) -> str:
+    """The key of the button that keeps a saved game after all."""
+    return f"keep-game-{game_id}"
+
+
+ADD_KINGDOM: Final = "add-kingdom"
+"""Prefix of the toggle that opens the corner tool for a kingdom detection missed."""
+
+
+def add_kingdom_key(photo_key: str) -> str:
+    """The key of the toggle that opens the corner tool for a kingdom detection missed.
+
+    >>> add_kingdom_key("abc")
+    'add-kingdom-abc'
+    """
+    return f"{ADD_KINGDOM}-{photo_key}"
 
 
 def _session(store: Store | None) -> Store:
@@ -76,14 +109,22 @@ def new_click(key: str, click: Mapping[str, Any] | None, store: Store | None = N
 
 
 class PhotoState:
-    """What the page remembers about one photo: the corners clicked and those read inside.
+    """What the page remembers about one photo: the kingdoms whose corners the player marked.
+
+    Each kingdom of a photo has a *slot*: ``"1"``, ``"2"``… for the kingdoms detection found,
+    in its order, and ``"added-1"``, ``"added-2"``… for those the player added by marking their
+    corners. Marked corners replace detection's outline of that slot only.
 
     >>> photo = PhotoState("abc", {})
-    >>> photo.clicks = [(1.0, 2.0)]
-    >>> photo.use_corners(((0.0, 0.0), (9.0, 0.0), (9.0, 9.0), (0.0, 9.0)))
-    >>> photo.clear_corners()
-    >>> photo.clicks, photo.clicks_version, photo.manual_corners, photo.picker_key
-    ([], 1, None, 'corner-pick-abc-1')
+    >>> photo.mark("2", ((0.0, 0.0), (9.0, 0.0), (9.0, 9.0), (0.0, 9.0)))
+    >>> photo.next_added_slot
+    'added-1'
+    >>> photo.mark(photo.next_added_slot, ((20.0, 0.0), (29.0, 0.0), (29.0, 9.0), (20.0, 9.0)))
+    >>> list(photo.marked), photo.next_added_slot
+    (['2', 'added-1'], 'added-2')
+    >>> photo.unmark("2")
+    >>> list(photo.marked)
+    ['added-1']
     """
 
     def __init__(self, photo_key: str, store: Store | None = None) -> None:
@@ -95,17 +136,63 @@ class PhotoState:
         return _session(self._store)
 
     @property
-    def manual_corners(self) -> Corners | None:
-        """The corners the player marked and chose to read inside, or None for the outline."""
-        corners: Corners | None = self._session.get(f"manual-{self.key}")
-        return corners
+    def marked(self) -> dict[str, Corners]:
+        """The corners the player marked, by slot, in the order they were first marked."""
+        return dict(self._session.get(f"marked-{self.key}", {}))
 
-    @manual_corners.setter
-    def manual_corners(self, corners: Corners | None) -> None:
-        if corners is None:
-            self._session.pop(f"manual-{self.key}", None)
-        else:
-            self._session[f"manual-{self.key}"] = corners
+    def mark(self, slot: str, corners: Corners) -> None:
+        """Read the kingdom of ``slot`` inside these corners from now on."""
+        marked = self.marked
+        marked[slot] = corners
+        self._session[f"marked-{self.key}"] = marked
+        if slot == self.next_added_slot:
+            self._session[f"added-{self.key}"] = self._added + 1
+
+    def unmark(self, slot: str) -> None:
+        """Go back to detection's outline for ``slot`` (a kingdom added by hand goes)."""
+        marked = self.marked
+        marked.pop(slot, None)
+        self._session[f"marked-{self.key}"] = marked
+
+    @property
+    def _added(self) -> int:
+        added: int = self._session.get(f"added-{self.key}", 0)
+        return added
+
+    @property
+    def next_added_slot(self) -> str:
+        """The slot the next kingdom added by hand takes (never one used before)."""
+        return f"added-{self._added + 1}"
+
+
+class OutlineState:
+    """The corner tool of one kingdom of a photo: the corners clicked so far, and its widgets.
+
+    >>> memory: dict[str, Any] = {}
+    >>> tool = OutlineState("abc", "2", memory)
+    >>> tool.clicks = [(1.0, 2.0)]
+    >>> tool.use_corners(((0.0, 0.0), (9.0, 0.0), (9.0, 9.0), (0.0, 9.0)))
+    >>> PhotoState("abc", memory).marked["2"][2], memory["corners-toggle-abc-2"]
+    ((9.0, 9.0), False)
+    >>> tool.clear_corners()
+    >>> tool.clicks, tool.picker_key, PhotoState("abc", memory).marked
+    ([], 'corner-pick-abc-2-2', {})
+    """
+
+    def __init__(self, photo_key: str, slot: str, store: Store | None = None) -> None:
+        self.photo = PhotoState(photo_key, store)
+        self.slot = slot
+        self.key = f"{photo_key}-{slot}"
+        self._store = store
+
+    @property
+    def _session(self) -> Store:
+        return _session(self._store)
+
+    @property
+    def manual_corners(self) -> Corners | None:
+        """The corners the player marked for this kingdom, or None for detection's outline."""
+        return self.photo.marked.get(self.slot)
 
     @property
     def clicks(self) -> list[Point]:
@@ -121,6 +208,9 @@ class PhotoState:
         """How many times the clicks were cleared; part of the picker's key, so it starts afresh."""
         version: int = self._session.get(f"clicks-version-{self.key}", 0)
         return version
+
+    def _next_picker(self) -> None:
+        self._session[f"clicks-version-{self.key}"] = self.clicks_version + 1
 
     @property
     def toggle_key(self) -> str:
@@ -147,14 +237,16 @@ class PhotoState:
         return new_click(f"clicks-{self.key}-last", click, self._session)
 
     def clear_corners(self) -> None:
-        """Forget the clicked and marked corners and go back to the automatic outline."""
+        """Forget the clicked and marked corners and go back to detection's outline."""
         self.clicks = []
-        self._session[f"clicks-version-{self.key}"] = self.clicks_version + 1
-        self.manual_corners = None
+        self._next_picker()
+        self.photo.unmark(self.slot)
 
     def use_corners(self, corners: Corners) -> None:
-        """Read the photo inside these corners from now on, and fold the corner picker away."""
-        self.manual_corners = corners
+        """Read the kingdom inside these corners from now on, and fold the corner picker away."""
+        self.photo.mark(self.slot, corners)
+        self.clicks = []
+        self._next_picker()
         self._session[self.toggle_key] = False
 
 
@@ -184,6 +276,35 @@ class KingdomState:
     def name_key(self) -> str:
         """The key of the player's name field."""
         return f"name-{self.key}"
+
+    def restore_name(self) -> None:
+        """Give the name field back the name typed, if Streamlit forgot it.
+
+        Streamlit drops a widget's value when a run does not draw it (a photo read again,
+        a failure caught on the way); the name typed is kept under a key of the page's own.
+        """
+        typed = self._session.get(f"player-{self.key}")
+        if typed and self.name_key not in self._session:
+            self._session[self.name_key] = typed
+
+    def keep_name(self, typed: str) -> None:
+        """Remember the name typed, for :meth:`restore_name`."""
+        self._session[f"player-{self.key}"] = typed
+
+    @property
+    def confirm_key(self) -> str:
+        """The key of the button by which the player confirms an unconfirmed total."""
+        return f"confirm-{self.key}"
+
+    @property
+    def confirmed_reading(self) -> Kingdom | None:
+        """The reading whose total the player confirmed; a new reading needs a new look."""
+        confirmed: Kingdom | None = self._session.get(f"confirmed-{self.key}")
+        return confirmed
+
+    def confirm(self, reading: Kingdom) -> None:
+        """The player says this reading's total is right."""
+        self._session[f"confirmed-{self.key}"] = reading
 
     @property
     def base(self) -> tuple[Kingdom, Kingdom] | None:

@@ -40,6 +40,12 @@ class ReadParams:
     min_square_px: int = 40
     """Side of a square in the photo, in pixels, below which the player is asked to check."""
 
+    edge_margin: float = 0.05
+    """Squares from the photo's border within which a corner leaves the total unconfirmed."""
+
+    several_doubtful: int = 3
+    """Doubtful squares from which a kingdom's total is unconfirmed until the player checks."""
+
 
 DEFAULT: Final = ReadParams()
 """The values the pipeline reads with."""

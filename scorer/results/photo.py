@@ -44,6 +44,9 @@ class KingdomReport:
     other_outline : bool
         Whether the correction was to take another outline detection kept, whose
         squares read more clearly (:func:`scorer.read.corrections.clearest_outline`).
+    reasons : tuple of str
+        Why the program does not stand behind the total, in plain language
+        (:func:`scorer.results.verdict.kingdom_verdict`); empty when it does.
     """
 
     location: BoardLocation
@@ -54,6 +57,12 @@ class KingdomReport:
     warnings: tuple[str, ...]
     detected_shape: tuple[int, int] | None = None
     other_outline: bool = False
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether the program stands behind the total: nothing in :attr:`reasons`."""
+        return not self.reasons
 
     @property
     def outline_note(self) -> str | None:

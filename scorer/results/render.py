@@ -215,6 +215,24 @@ def fit_within(image: Image, max_side: int) -> tuple[Image, float]:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
 
 
+def crop_around(image: Image, corners: Any, margin: float = 0.15) -> Image:
+    """The part of a photo around a kingdom: its corners' box grown by ``margin`` of its size.
+
+    >>> photo = np.zeros((1000, 2000, 3), np.uint8)
+    >>> crop_around(photo, [(100, 100), (500, 100), (500, 500), (100, 500)]).shape
+    (520, 520, 3)
+    """
+    quad = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    grow = margin * max(x1 - x0, y1 - y0)
+    h, w = image.shape[:2]
+    left, top = max(0, int(x0 - grow)), max(0, int(y0 - grow))
+    right, bottom = min(w, int(np.ceil(x1 + grow))), min(h, int(np.ceil(y1 + grow)))
+    if right <= left or bottom <= top:
+        return image
+    return image[top:bottom, left:right]
+
+
 def side_by_side(images: Sequence[Image], height: int = 500, gap: int = 12) -> Image:
     """Join images left to right at one height on a white background, for the PNG export.
 

@@ -2,8 +2,8 @@
 
 The dictionaries here are the JSON the command line prints, which other tools
 read; :func:`photo_kingdom_result` adds the keys of a kingdom read from a photo
-(``corners``, ``confidence``, ``doubtful``, ``notes``) to those of
-:func:`kingdom_result`::
+(``corners``, ``confidence``, ``doubtful``, ``notes``, ``confirmed``, ``reasons``) to those
+of :func:`kingdom_result`, for the command line and the page's download alike::
 
     {"grid": ["G0 L0 F0 F0 F0", ...],
      "score": {"total": 51, "properties": 36, "harmony": 5, "middle_kingdom": 10},
@@ -70,30 +70,54 @@ def kingdom_result(kingdom: Kingdom, rules: Rules) -> JSONDict:
     }
 
 
-def photo_kingdom_result(found: KingdomReport, rules: Rules) -> JSONDict:
+def photo_kingdom_result(
+    found: KingdomReport,
+    rules: Rules,
+    *,
+    kingdom: Kingdom | None = None,
+    confirmed: bool | None = None,
+    file_notes: Sequence[str] = (),
+) -> JSONDict:
     """Return a kingdom read from a photo as JSON-ready data: :func:`kingdom_result` and its
-    ``corners``, ``confidence``, ``doubtful`` squares (with the likeliest other reading) and
-    ``notes``.
+    ``corners``, ``confidence``, ``doubtful`` squares (with the likeliest other reading),
+    ``notes``, and the verdict: ``confirmed`` and the ``reasons`` it is not.
+
+    The command line prints the kingdom as read; the page passes the kingdom after the
+    player's corrections, and whether the player confirmed it.
 
     Parameters
     ----------
     found : KingdomReport
         The kingdom as read, with its corners, confidence, doubtful squares and notes.
     rules : Rules
+    kingdom : Kingdom, optional
+        The kingdom as the player corrected it (its squares score); the one read when omitted.
+        A doubtful square the player changed is no longer listed as doubtful.
+    confirmed : bool, optional
+        Whether the total is confirmed, when the player confirmed it; the program's own
+        verdict (:attr:`KingdomReport.confirmed`) when omitted. The ``reasons`` stay those
+        of the program, so they tell what the player checked.
+    file_notes : sequence of str
+        What reading the file noticed (damaged EXIF…), put first among the ``notes``.
 
     Returns
     -------
     dict
     """
+    final = found.kingdom if kingdom is None else kingdom
+    same_shape = final.shape == found.kingdom.shape
     return {
-        **kingdom_result(found.kingdom, rules),
+        **kingdom_result(final, rules),
         "corners": [[float(v) for v in point] for point in found.corners],
         "confidence": found.confidence,
         "doubtful": [
             {"square": [r, c], "read": found.kingdom[(r, c)].token, "perhaps": other.token}
             for (r, c), other in sorted(found.second_choices.items())
+            if same_shape and final[(r, c)] == found.kingdom[(r, c)]
         ],
-        "notes": list(found.warnings),
+        "notes": [*file_notes, *found.warnings],
+        "confirmed": found.confirmed if confirmed is None else confirmed,
+        "reasons": list(found.reasons),
     }
 
 

@@ -61,3 +61,45 @@ def test_csv_quotes_awkward_names() -> None:
     odd = PlayerResult('Zoë, "the Queen"', "x.jpg", Kingdom.parse("C W1"))
     rows = list(csv.DictReader(io.StringIO(results_csv([odd], Rules()))))
     assert rows[0]["player"] == 'Zoë, "the Queen"'
+
+
+def _photo_report(reasons: tuple[str, ...]) -> object:
+    """A 1×3 kingdom ``F1 F0 C`` read from a photo, surely, with the program's reasons."""
+    import numpy as np
+
+    from scorer.detect import BoardLocation
+    from scorer.read.classify import predict_from_probabilities
+    from scorer.results.photo import KingdomReport
+    from scorer.rules.kingdom import ALL_CELLS, Cell
+
+    proba = np.full((1, 3, len(ALL_CELLS)), 1e-4)
+    for c, token in enumerate(("F1", "F0", "C")):
+        proba[0, c, ALL_CELLS.index(Cell.parse(token))] = 1.0
+    prediction = predict_from_probabilities(proba)
+    location = BoardLocation(np.array([[0, 0], [300, 0], [300, 100], [0, 100]], float), (1, 3))
+    board = np.zeros((100, 300, 3), np.uint8)
+    kingdom = prediction.kingdom
+    return KingdomReport(location, board, prediction, score(kingdom), (), (), reasons=reasons)
+
+
+def test_a_photo_players_json_is_the_command_lines_photo_kingdom() -> None:
+    from scorer.results.report import photo_kingdom_result
+
+    report = _photo_report(("the grid found is 1×3, not square",))
+    player = PlayerResult("Cleo", "table.jpg", report.kingdom, report=report, confirmed=False)  # type: ignore[attr-defined]
+    (kingdom,) = json.loads(results_json([player], RULES))["results"][0]["kingdoms"]
+    assert kingdom == photo_kingdom_result(report, RULES)  # type: ignore[arg-type]
+    assert kingdom["confirmed"] is False and kingdom["reasons"]
+
+
+def test_csv_says_whether_each_total_is_confirmed_and_why_not() -> None:
+    report = _photo_report(
+        ("the grid found is 1×3, not square", "3 squares were read with low confidence")
+    )
+    cleo = PlayerResult("Cleo", "table.jpg", report.kingdom, report=report, confirmed=False)  # type: ignore[attr-defined]
+    rows = list(csv.DictReader(io.StringIO(results_csv([BEN, cleo], RULES))))
+    assert [r["confirmed"] for r in rows] == ["yes", "no"]
+    assert rows[0]["reasons"] == ""
+    assert rows[1]["reasons"] == (
+        "the grid found is 1×3, not square; 3 squares were read with low confidence"
+    )

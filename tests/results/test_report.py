@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -49,6 +51,8 @@ def test_photo_kingdom_json_adds_corners_confidence_doubtful_and_notes() -> None
         "confidence",
         "doubtful",
         "notes",
+        "confirmed",
+        "reasons",
     ]
     assert data["grid"] == ["F1 F0 C"]
     assert data["score"]["total"] == 2
@@ -57,6 +61,20 @@ def test_photo_kingdom_json_adds_corners_confidence_doubtful_and_notes() -> None
     assert data["confidence"] == [[0.998, 0.549, 0.998]]
     assert data["doubtful"] == [{"square": [0, 1], "read": "F0", "perhaps": "W1"}]
     assert data["notes"] == ["a note"]
+    assert data["confirmed"] is True and data["reasons"] == []
+
+
+def test_photo_kingdom_json_carries_the_verdict_and_the_players_corrections() -> None:
+    report = replace(_report(), reasons=("the grid found is 1×3, not square",))
+    data = photo_kingdom_result(report, Rules())
+    assert data["confirmed"] is False
+    assert data["reasons"] == ["the grid found is 1×3, not square"]
+    # The page's download: the player corrected the doubtful square and confirmed the total.
+    corrected = Kingdom.parse("F1 W1 C")
+    page = photo_kingdom_result(report, Rules(), kingdom=corrected, confirmed=True)
+    assert page["grid"] == ["F1 W1 C"] and page["score"]["total"] == 2
+    assert page["doubtful"] == [] and page["confirmed"] is True
+    assert page["reasons"] == data["reasons"] and page["corners"] == data["corners"]
 
 
 def test_corners_are_rounded_to_a_tenth_and_confidence_to_a_thousandth() -> None:

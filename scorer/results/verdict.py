@@ -1,0 +1,121 @@
+"""Whether the program stands behind a kingdom's total read from a photo, and why not.
+
+A total is *confirmed* when nothing the pipeline knows casts doubt on it. Each doubt is
+one plain-language reason; no reason, a confirmed total. Corners the player marked count
+as the player confirming the outline (its edge and its corrections), not the squares.
+
+>>> corners = [[100, 100], [600, 100], [600, 600], [100, 600]]
+>>> kingdom_verdict((5, 5), corners, (1000, 1000), 100.0)
+()
+>>> kingdom_verdict((5, 4), corners, (1000, 1000), 100.0, doubtful=3)
+('the grid found is 5×4, not square', '3 squares were read with low confidence')
+>>> kingdom_verdict((5, 5), corners, (1000, 1000), 100.0, marked=True, detected_shape=(4, 5))
+()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scorer.read.params import DEFAULT, ReadParams
+from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
+from scorer.rules.scoring import Violation
+
+
+def kingdom_verdict(
+    shape: tuple[int, int],
+    corners: Any,
+    image_size: tuple[int, int],
+    square_px: float,
+    *,
+    side: int | None = None,
+    detected_shape: tuple[int, int] | None = None,
+    doubtful: int = 0,
+    violations: Sequence[Violation] = (),
+    marked: bool = False,
+    params: ReadParams = DEFAULT,
+) -> tuple[str, ...]:
+    """Return the reasons the program does not stand behind a kingdom's total; none confirms it.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``(rows, columns)`` of the grid read.
+    corners : array-like of shape (4, 2)
+        The kingdom's corners in the photo, in pixels, clockwise from the top-left.
+    image_size : tuple of int
+        ``(height, width)`` of the photo, in pixels.
+    square_px : float
+        Side of one square in the photo, in pixels
+        (:func:`scorer.results.photo.square_side_px`).
+    side : int, optional
+        The side the variant in play expects (5, or 7 for Mighty Duel); None when the
+        variant is measured from each kingdom, which must then be 5×5 or 7×7.
+    detected_shape : tuple of int, optional
+        The grid detection found, when what was read corrected the outline.
+    doubtful : int
+        How many squares were read with low confidence.
+    violations : sequence of Violation
+        Ways the kingdom read cannot be built from the 48 dominoes.
+    marked : bool
+        Whether the player marked the corners: the outline is then the player's.
+    params : ReadParams
+        ``edge_margin`` and ``several_doubtful``.
+
+    Returns
+    -------
+    tuple of str
+        Most important first; empty when the total is confirmed.
+
+    Examples
+    --------
+    >>> corners = [[0, 40], [500, 40], [500, 540], [0, 540]]
+    >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0)
+    ("the kingdom reaches the photo's edge, so part of it may be cut off",)
+    >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0, side=7, marked=True)
+    ('the grid found is 5×5, not the 7×7 of the variant in play',)
+    """
+    reasons = []
+    rows, cols = shape
+    if rows != cols:
+        reasons.append(f"the grid found is {rows}×{cols}, not square")
+    elif side is not None and rows != side:
+        reasons.append(
+            f"the grid found is {rows}×{cols}, not the {side}×{side} of the variant in play"
+        )
+    elif side is None and rows not in (STANDARD_SIZE, DUEL_SIZE):
+        reasons.append(
+            f"the grid found is {rows}×{cols}, not {STANDARD_SIZE}×{STANDARD_SIZE} "
+            f"or {DUEL_SIZE}×{DUEL_SIZE}"
+        )
+    if not marked:
+        if detected_shape is not None:
+            found = f"{detected_shape[0]}×{detected_shape[1]}"
+            reasons.append(f"the reading moved the outline detection found ({found})")
+        if at_photo_edge(corners, image_size, params.edge_margin * square_px):
+            reasons.append("the kingdom reaches the photo's edge, so part of it may be cut off")
+    if doubtful >= params.several_doubtful:
+        reasons.append(f"{doubtful} squares were read with low confidence")
+    for violation in violations:
+        reasons.append(
+            f"the squares read cannot all come from the 48 dominoes: {violation.message}"
+        )
+    return tuple(reasons)
+
+
+def at_photo_edge(corners: Any, image_size: tuple[int, int], margin_px: float) -> bool:
+    """Whether a corner lies within ``margin_px`` pixels of the photo's border, or beyond it.
+
+    >>> square = [[10, 10], [110, 10], [110, 110], [10, 110]]
+    >>> at_photo_edge(square, (200, 200), 5.0), at_photo_edge(square, (200, 200), 20.0)
+    (False, True)
+    >>> at_photo_edge([[-5, 10], [110, 10], [110, 110], [10, 110]], (200, 200), 0.0)
+    True
+    """
+    quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    height, width = image_size
+    room = np.concatenate([quad[:, 0], quad[:, 1], width - 1 - quad[:, 0], height - 1 - quad[:, 1]])
+    return bool(room.min() <= margin_px)
