@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,32 @@ def sample_photo() -> Path:
     except ModelFileError as err:
         pytest.skip(f"no trained model: {err}")
     return SAMPLE
+
+
+def _field_docstrings(cls: type) -> dict[str, str]:
+    """Each field of a dataclass with the string literal just below it in its source."""
+    import ast
+    import inspect
+
+    (node,) = [
+        n
+        for n in ast.parse(inspect.getsource(inspect.getmodule(cls))).body  # type: ignore[arg-type]
+        if isinstance(n, ast.ClassDef) and n.name == cls.__name__
+    ]
+    docs = {}
+    for stmt, after in zip(node.body, node.body[1:], strict=False):
+        if (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[stmt.target.id] = after.value.value
+    return docs
+
+
+@pytest.fixture(scope="session")
+def field_docstrings() -> Callable[[type], dict[str, str]]:
+    """Reads the docstring written under each field of a parameters dataclass."""
+    return _field_docstrings

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,29 +85,11 @@ def _groups() -> list[type]:
     ]
 
 
-def _field_docstrings(cls: type) -> dict[str, str]:
-    """Each field of ``cls`` with the string literal just below it in the source."""
-    (node,) = [
-        n
-        for n in ast.parse(inspect.getsource(params)).body
-        if isinstance(n, ast.ClassDef) and n.name == cls.__name__
-    ]
-    docs = {}
-    for stmt, after in zip(node.body, node.body[1:], strict=False):
-        if (
-            isinstance(stmt, ast.AnnAssign)
-            and isinstance(stmt.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            docs[stmt.target.id] = after.value.value
-    return docs
-
-
 @pytest.mark.parametrize("cls", _groups(), ids=lambda cls: cls.__name__)
-def test_every_field_has_a_one_sentence_docstring(cls: type) -> None:
-    docs = _field_docstrings(cls)
+def test_every_field_has_a_one_sentence_docstring(
+    cls: type, field_docstrings: Callable[[type], dict[str, str]]
+) -> None:
+    docs = field_docstrings(cls)
     for f in dataclasses.fields(cls):
         doc = " ".join(docs.get(f.name, "").split())
         assert doc, f"{cls.__name__}.{f.name} has no docstring"

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import inspect
+from collections.abc import Callable
 
 import pytest
 
-from scorer.read import params
 from scorer.read.params import DEFAULT, ReadParams
 
 
-def _field_docstrings() -> dict[str, str]:
-    """Each field of ReadParams with the string literal just below it in the source."""
-    (cls,) = [
-        node
-        for node in ast.parse(inspect.getsource(params)).body
-        if isinstance(node, ast.ClassDef) and node.name == ReadParams.__name__
-    ]
-    docs = {}
-    for stmt, after in zip(cls.body, cls.body[1:], strict=False):
-        if (
-            isinstance(stmt, ast.AnnAssign)
-            and isinstance(stmt.target, ast.Name)
-            and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)
-        ):
-            docs[stmt.target.id] = after.value.value
-    return docs
-
-
 @pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(ReadParams)])
-def test_every_field_has_a_one_sentence_docstring(name: str) -> None:
-    doc = _field_docstrings().get(name, "")
+def test_every_field_has_a_one_sentence_docstring(
+    name: str, field_docstrings: Callable[[type], dict[str, str]]
+) -> None:
+    doc = field_docstrings(ReadParams).get(name, "")
     assert doc.strip(), f"ReadParams.{name} has no docstring"
     assert doc.strip().endswith(".")
     assert "\n" not in doc.strip()
