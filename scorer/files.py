@@ -24,12 +24,14 @@ import stat
 from collections.abc import Callable
 from typing import BinaryIO, Final
 
+from scorer.i18n import N_, _
+
 _NOT_REGULAR: Final = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, N_("a folder")),
+    (stat.S_ISFIFO, N_("a named pipe (FIFO)")),
+    (stat.S_ISCHR, N_("a device")),
+    (stat.S_ISBLK, N_("a device")),
+    (stat.S_ISSOCK, N_("a socket")),
 )
 
 _OPEN_FLAGS: Final = (
@@ -53,7 +55,7 @@ def not_regular(mode: int) -> str | None:
     for test, kind in _NOT_REGULAR:
         if test(mode):
             return kind
-    return "not a regular file"
+    return N_("not a regular file")
 
 
 def check_regular(
@@ -80,12 +82,12 @@ def check_regular(
     except FileNotFoundError:
         return None
     except PermissionError:
-        raise error("this file cannot be read (permission denied)") from None
+        raise error(_("this file cannot be read (permission denied)")) from None
     except (OSError, ValueError) as err:  # a loop of links, a name too long, a NUL in it …
-        raise error(f"this file cannot be read ({_reason(err)})") from None
+        raise error(_("this file cannot be read ({reason})", reason=_reason(err))) from None
     kind = not_regular(info.st_mode)
     if kind is not None:
-        raise error(f"this is {kind}, not {what}")
+        raise error(_("this is {kind}, not {what}", kind=_(kind), what=what))
     return info
 
 
@@ -100,19 +102,19 @@ def open_regular(
         ``error("no such file")`` when it is missing; the errors of :func:`check_regular`.
     """
     if check_regular(path, what=what, error=error) is None:
-        raise error("no such file")
+        raise error(_("no such file"))
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except FileNotFoundError:
-        raise error("no such file") from None
+        raise error(_("no such file")) from None
     except PermissionError:
-        raise error("this file cannot be read (permission denied)") from None
+        raise error(_("this file cannot be read (permission denied)")) from None
     except OSError as err:
-        raise error(f"this file cannot be read ({_reason(err)})") from None
+        raise error(_("this file cannot be read ({reason})", reason=_reason(err))) from None
     try:
         kind = not_regular(os.fstat(fd).st_mode)  # the file opened is the file checked
         if kind is not None:
-            raise error(f"this is {kind}, not {what}")
+            raise error(_("this is {kind}, not {what}", kind=_(kind), what=what))
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -146,7 +148,7 @@ def read_limited(
         try:
             data = handle.read(limit + 1)
         except OSError as err:
-            raise error(f"this file cannot be read ({_reason(err)})") from None
+            raise error(_("this file cannot be read ({reason})", reason=_reason(err))) from None
     if len(data) > limit:  # it grew after it was measured
         raise too_large(len(data))
     return data

@@ -744,6 +744,27 @@ def _other_version(folder: Path) -> None:
     meta_path.write_text(json.dumps(meta))
 
 
+def _no_version(folder: Path) -> None:
+    """A forged archive whose header names no format version, metadata rewritten to match."""
+    path = folder / classify.MODEL_FILE
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    header = json.loads(members["header.json"])
+    del header["format_version"]
+    members["header.json"] = json.dumps(header).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    _record_sha256(folder, classify.file_sha256(path))
+
+
+def _record_sha256(folder: Path, digest: str) -> None:
+    meta_path = folder / classify.METADATA_FILE
+    meta = json.loads(meta_path.read_text())
+    meta["sha256"] = digest
+    meta_path.write_text(json.dumps(meta))
+
+
 RESTORE = "Restore it with `git checkout models/` or retrain with `make train`"
 
 MODELS: list[Hostile] = [
@@ -780,14 +801,28 @@ MODELS: list[Hostile] = [
         "",
         _replace_with_matching_junk,
         ModelFileError,
-        "cannot be read",
+        "is forged or damaged (not a model archive",
     ),
     Hostile(
         "model of another format version, metadata forged",
         "",
         _other_version,
         ModelFileError,
-        "was written by another version of the program (format version 99",
+        "was written by a newer version of the program (format version 99",
+    ),
+    Hostile(
+        "8: forged archive without a format version, metadata forged",
+        "",
+        _no_version,
+        ModelFileError,
+        "is forged or damaged (format version None is no version of this program)",
+    ),
+    Hostile(
+        "8: metadata whose sha256 is not a digest",
+        "",
+        lambda folder: _record_sha256(folder, "sha256:" + "0" * 64),
+        ModelFileError,
+        "records the sha256 'sha256:00…', not 64 hexadecimal digits",
     ),
 ]
 
@@ -805,6 +840,16 @@ def broken_models(good_model: Path, tmp_path: Path) -> Iterator[Callable[[Hostil
 
 def test_the_good_model_loads(good_model: Path) -> None:
     assert isinstance(classify.load_model(good_model), classify.CellClassifier)
+
+
+def test_an_upper_case_sha256_in_the_metadata_is_the_same_digest(
+    good_model: Path, tmp_path: Path
+) -> None:
+    """8: hexadecimal in either case is the same number (PowerShell prints upper case)."""
+    folder = tmp_path / "models"
+    shutil.copytree(good_model, folder)
+    _record_sha256(folder, classify.file_sha256(folder / classify.MODEL_FILE).upper())
+    assert isinstance(classify.load_model(folder), classify.CellClassifier)
 
 
 @pytest.mark.parametrize("row", _ids(MODELS))

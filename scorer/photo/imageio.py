@@ -48,6 +48,8 @@ from numpy.typing import NDArray
 from PIL import ExifTags, Image, ImageOps
 
 from scorer.files import amounts, read_limited
+from scorer.i18n import N_, _
+from scorer.photo import thumbnail
 from scorer.rules.errors import DamagedImageError, ImageTooLargeError, NotAnImageError
 
 try:  # libjpeg-turbo with its warnings turned into errors: how damaged JPEG data is found
@@ -98,6 +100,10 @@ class ImageInfo:
     notes : tuple of str
         What the player should know about the file itself, for that input's result (for
         example that its EXIF data is damaged though the picture was read).
+    damage : tuple of str
+        Where the picture is damaged though most of it was read (a HEIC photo that differs
+        from the thumbnail stored with it, :mod:`scorer.photo.thumbnail`): each makes every
+        total read from the photo unconfirmed (``score_photo(..., file_damage=...)``).
     """
 
     format: str
@@ -106,6 +112,7 @@ class ImageInfo:
     orientation: int
     n_bytes: int
     notes: tuple[str, ...] = ()
+    damage: tuple[str, ...] = ()
 
 
 def load_image(
@@ -166,7 +173,8 @@ def load_image_with_info(
     image : ndarray
         BGR ``uint8`` H×W×3, upright.
     info : ImageInfo
-        Type, stored size and mode, EXIF orientation, file size.
+        Type, stored size and mode, EXIF orientation, file size, notes, and where the
+        picture is damaged though most of it was read.
     """
     data = _read_bytes(source, max_bytes)
     kind = sniff(data)
@@ -179,21 +187,24 @@ def load_image_with_info(
         Image.init()  # Pillow registers most of its formats only on first use
     if pil_format not in Image.OPEN:
         raise NotAnImageError(
-            f"this is a {kind} image, but this installation cannot read {kind}"
+            _("this is a {kind} image, but this installation cannot read {kind}", kind=kind)
             + (" (install pillow-heif)" if kind in ("HEIF", "AVIF") else "")
         )
     with _decoder_messages() as caught:
-        array, width, height, mode, orientation, exif = _decode(data, kind, pil_format, max_pixels)
-    notes = ((EXIF_NOTE,) if exif else ()) + _notes(caught)
-    info = ImageInfo(kind, (width, height), mode, orientation, len(data), notes)
+        array, width, height, mode, orientation, exif, damage = _decode(
+            data, kind, pil_format, max_pixels
+        )
+    notes = ((_(EXIF_NOTE),) if exif else ()) + _notes(caught)
+    info = ImageInfo(kind, (width, height), mode, orientation, len(data), notes, damage)
     return array, info
 
 
 def _decode(
     data: bytes, kind: str, pil_format: str, max_pixels: int
-) -> tuple[BgrImage, int, int, str, int, bool]:
+) -> tuple[BgrImage, int, int, str, int, bool, tuple[str, ...]]:
     """Decode the whole image; return it as BGR with its stored size, mode and orientation,
-    and whether reading its EXIF data gave warnings (damaged EXIF)."""
+    whether reading its EXIF data gave warnings (damaged EXIF), and where the picture
+    differs from its stored thumbnail."""
     _libtiff_errors.clear()
     try:
         im = Image.open(io.BytesIO(data), formats=[pil_format])
@@ -205,7 +216,7 @@ def _decode(
         width, height = im.size
         if width <= 0 or height <= 0:
             raise NotAnImageError(
-                f"this file is not a readable image ({kind} header but no pixels)"
+                _("this file is not a readable image ({kind} header but no pixels)", kind=kind)
             )
         if width * height > max_pixels:
             raise ImageTooLargeError(_too_many_pixels_message(width * height, max_pixels))
@@ -221,7 +232,8 @@ def _decode(
         if kind == "JPEG":
             _check_jpeg_data(data)
         if _libtiff_errors:  # a TIFF whose strips libtiff could not decode, though Pillow did
-            raise DamagedImageError(f"this file is damaged ({kind} data is corrupt)")
+            raise DamagedImageError(_("this file is damaged ({kind} data is corrupt)", kind=kind))
+        damage = _thumbnail_damage(data, kind, im)
         with warnings.catch_warnings(record=True) as exif_warnings:
             warnings.simplefilter("always")
             orientation = _orientation(im)  # "Corrupt EXIF data", "Tag data larger than file"
@@ -235,7 +247,37 @@ def _decode(
             exif = True
         else:  # raised meanwhile by another thread: passed on
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-    return array, width, height, mode, orientation, exif
+    return array, width, height, mode, orientation, exif, damage
+
+
+def _thumbnail_damage(data: bytes, kind: str, im: Image.Image) -> tuple[str, ...]:
+    """Where a HEIF picture differs from the thumbnail stored with it: its decoder reports
+    no damage inside the compressed picture (:mod:`scorer.photo.thumbnail`).
+
+    A file damaged over most of its picture is refused; otherwise the part is named.
+    """
+    if kind not in ("HEIF", "AVIF"):
+        return ()
+    stored = thumbnail.heif_thumbnail(data)
+    found = None if stored is None else thumbnail.compare_with_thumbnail(im, stored)
+    if found is None:
+        return ()
+    if found.fraction > thumbnail.MOST_DAMAGED:
+        raise DamagedImageError(
+            _(
+                "this file is damaged ({kind} picture differs from the thumbnail stored with it "
+                "over {percent}% of it)",
+                kind=kind,
+                percent=round(100 * found.fraction),
+            )
+        )
+    return (
+        _(
+            "the photo file is damaged in {where}: the picture there differs from the "
+            "thumbnail stored in the file, so the squares there may be read wrong",
+            where=found.where,
+        ),
+    )
 
 
 def sniff(data: bytes) -> str | None:
@@ -305,7 +347,7 @@ def _read_bytes(source: Source, max_bytes: int) -> bytes:
         return read_limited(
             Path(source),
             max_bytes,
-            what="an image",
+            what=_("an image"),
             error=NotAnImageError,
             too_large=lambda n_bytes: ImageTooLargeError(_file_size_message(n_bytes, max_bytes)),
         )
@@ -316,13 +358,13 @@ def _read_bytes(source: Source, max_bytes: int) -> bytes:
                 source.seek(0)
             data = source.read(max_bytes + 1)
         except OSError as err:
-            raise NotAnImageError(f"this file cannot be read ({err})") from None
+            raise NotAnImageError(_("this file cannot be read ({reason})", reason=err)) from None
         if not isinstance(data, bytes | bytearray):
             raise TypeError("load_image needs a file opened in binary mode")
         data = bytes(data)
     if len(data) > max_bytes:
         limit = amounts(max_bytes, max_bytes, 1_000_000, "MB", "bytes")[1]
-        raise ImageTooLargeError(f"file is over {limit}; the limit is {limit}")
+        raise ImageTooLargeError(_("file is over {limit}; the limit is {limit}", limit=limit))
     return data
 
 
@@ -334,7 +376,7 @@ def _check_file_size(n_bytes: int, max_bytes: int) -> None:
 def _file_size_message(n_bytes: int, max_bytes: int) -> str:
     """``file is 51 MB; the limit is 50 MB``, with the exact sizes where rounding hides them."""
     size, limit = amounts(n_bytes, max_bytes, 1_000_000, "MB", "bytes")
-    return f"file is {size}; the limit is {limit}"
+    return _("file is {size}; the limit is {limit}", size=size, limit=limit)
 
 
 # --------------------------------------------------------------------------- file types
@@ -380,22 +422,22 @@ _PILLOW_FORMATS: Final = {
 }
 
 _NON_IMAGES: Final = {
-    "PDF": "this is a PDF document, not an image",
-    "ZIP": "this is a ZIP archive, not an image",
-    "gzip": "this is a compressed (gzip) file, not an image",
-    "video": "this is a video, not a photo",
-    "SVG": "this is an SVG drawing, not a photo",
+    "PDF": N_("this is a PDF document, not an image"),
+    "ZIP": N_("this is a ZIP archive, not an image"),
+    "gzip": N_("this is a compressed (gzip) file, not an image"),
+    "video": N_("this is a video, not a photo"),
+    "SVG": N_("this is an SVG drawing, not a photo"),
 }
 
 
 def _not_an_image_message(kind: str | None, data: bytes) -> str:
     if kind in _NON_IMAGES:
-        return _NON_IMAGES[kind]
+        return _(_NON_IMAGES[kind])
     if not data:
-        return "this file is not a readable image (empty file)"
+        return _("this file is not a readable image (empty file)")
     if _looks_like_text(data):
-        return "this is a text file, not an image"
-    return "this file is not a readable image (unknown file type)"
+        return _("this is a text file, not an image")
+    return _("this file is not a readable image (unknown file type)")
 
 
 def _looks_like_text(data: bytes) -> bool:
@@ -428,13 +470,15 @@ def _bomb_pixels(err: Exception) -> int:
 def _too_many_pixels_message(pixels: int, max_pixels: int) -> str:
     """``image is 300 megapixels; the limit is 60``; exact counts where rounding hides them."""
     size, limit = amounts(pixels, max_pixels, 1_000_000, "megapixels", "pixels")
-    return f"image is {size}; the limit is {limit.removesuffix(' megapixels')}"
+    return _(
+        "image is {size}; the limit is {limit}", size=size, limit=limit.removesuffix(" megapixels")
+    )
 
 
 def _corrupt_message(kind: str, data: bytes, err: Exception) -> str:
     if _ends_early(kind, data, err):
-        return f"this file is damaged ({kind} data ends early)"
-    return f"this file is damaged ({kind} data is corrupt)"
+        return _("this file is damaged ({kind} data ends early)", kind=kind)
+    return _("this file is damaged ({kind} data is corrupt)", kind=kind)
 
 
 _JPEG_DAMAGE: Final = ("Corrupt JPEG data", "Premature end of JPEG file")
@@ -460,7 +504,9 @@ def _check_jpeg_data(data: bytes) -> None:
         if str(err).startswith(_JPEG_DAMAGE):
             ends = str(err).startswith("Premature end of JPEG file")
             raise DamagedImageError(
-                f"this file is damaged (JPEG data {'ends early' if ends else 'is corrupt'})"
+                _("this file is damaged ({kind} data ends early)", kind="JPEG")
+                if ends
+                else _("this file is damaged ({kind} data is corrupt)", kind="JPEG")
             ) from None
 
 
@@ -473,7 +519,7 @@ handler are process-wide, so two pages decoding at once take turns."""
 _LIBRARIES: Final = (f"{os.sep}PIL{os.sep}", f"{os.sep}pillow_heif{os.sep}")
 """Where the warnings the loader takes over come from; any other is passed on as it was."""
 
-EXIF_NOTE: Final = "the photo's EXIF data is damaged; the picture itself was read"
+EXIF_NOTE: Final = N_("the photo's EXIF data is damaged; the picture itself was read")
 """The note for Pillow's "Corrupt EXIF data" warning."""
 
 
@@ -510,7 +556,11 @@ def _notes(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
         if issubclass(w.category, Image.DecompressionBombWarning):
             continue  # the loader's own pixel limit has already decided
         text = " ".join(str(w.message).split())
-        note = EXIF_NOTE if "EXIF" in text else f"the image decoder warned: {text[:120]}"
+        note = (
+            _(EXIF_NOTE)
+            if "EXIF" in text
+            else _("the image decoder warned: {text}", text=text[:120])
+        )
         if note not in notes:
             notes.append(note)
     return tuple(notes)
