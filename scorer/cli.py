@@ -12,6 +12,10 @@ named before the last ``-`` or ``_`` of its name (``anna-1.txt``, ``ben_3.jpg``)
 or ``--player NAME FILE FILE FILE`` names the player's three files. Files that
 do not group into three games a player are refused, with the grouping read.
 
+``--lang de`` (or ``sv``, ``en``) chooses the language of the readable output and of the
+messages inside ``--json`` (whose keys and codes stay English); without it, ``LC_ALL``,
+``LC_MESSAGES`` or ``LANG`` decides, as for any program.
+
 The output survives where it goes: characters its encoding lacks are replaced,
 a reader that stops early (``| head``) ends the program quietly, and a write that
 fails (a full disk, a closed output) is one line on stderr and exit code 1.
@@ -32,6 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from scorer import i18n
 from scorer.batch import PARALLEL_MIN, score_inputs
 from scorer.files import amounts, read_limited
 from scorer.results.report import (
@@ -83,8 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     the program quietly (:data:`EXIT_BROKEN_PIPE`); a write that fails is one line on
     stderr and :data:`EXIT_FAILED`.
     """
+    with i18n.using(chosen_language(argv)):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """:func:`main`, in the language chosen."""
     if sys.stdout is None:  # started with standard output closed (>&-)
-        return _output_failed("standard output is closed")
+        return _output_failed(i18n._("standard output is closed"))
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")
     try:
@@ -115,7 +126,7 @@ def _run(argv: Sequence[str] | None) -> int:
         try:
             ranking = rank(_players(results, args), rules)
         except ValueError as err:
-            ranking_error = f"cannot rank: {err}"
+            ranking_error = i18n._("cannot rank: {reason}", reason=i18n.message(err))
             print(ranking_error, file=sys.stderr)
         else:
             ranking_data, ranking_text = ranking_dict(ranking), format_ranking(ranking)
@@ -131,7 +142,10 @@ def _output_failed(reason: str) -> int:
     """Say on stderr, in one line, that the results could not be written."""
     if sys.stderr is not None:
         with contextlib.suppress(OSError, ValueError):
-            print(f"kingdomino-score: cannot write the results: {reason}", file=sys.stderr)
+            print(
+                i18n._("kingdomino-score: cannot write the results: {reason}", reason=reason),
+                file=sys.stderr,
+            )
     return EXIT_FAILED
 
 
@@ -145,77 +159,116 @@ def _discard_output() -> None:
         pass
 
 
+def chosen_language(argv: Sequence[str] | None = None) -> str:
+    """The language asked for: ``--lang``, else the environment (``LC_ALL``, ``LANG``…).
+
+    >>> chosen_language(["--lang", "sv", "a.txt"]), chosen_language(["--lang=de_CH"])
+    ('sv', 'de')
+    """
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang")
+    known, _rest = early.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.lang:
+        return i18n.match([known.lang]) or i18n.DEFAULT
+    return i18n.from_environment()
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """Read the command line; ``--player`` gives the files and implies ``--dynasty``."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.lang = i18n.language()  # the language chosen, for the workers that score the inputs
     if args.player:
         if args.inputs:
-            parser.error("give the files after --player NAME, or on their own, not both")
+            parser.error(i18n._("give the files after --player NAME, or on their own, not both"))
         if any(len(group) < 2 for group in args.player):
-            parser.error("--player needs a name and the player's files: --player NAME FILE ...")
+            parser.error(
+                i18n._("--player needs a name and the player's files: --player NAME FILE ...")
+            )
         args.inputs = [path for _, *paths in args.player for path in paths]
         args.dynasty = True
     elif not args.inputs:
-        parser.error("the following arguments are required: FILE")
+        parser.error(i18n._("the following arguments are required: FILE"))
     return args
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``kingdomino-score``."""
+    _ = i18n._
     parser = argparse.ArgumentParser(
         prog="kingdomino-score",
-        description="Score finished Kingdomino kingdoms from text grids or photos.",
-        epilog="A .txt file is a text grid (tokens W0…M3, C and .); any other file is a photo.",
+        description=_("Score finished Kingdomino kingdoms from text grids or photos."),
+        epilog=_("A .txt file is a text grid (tokens W0…M3, C and .); any other file is a photo."),
     )
-    parser.add_argument("inputs", nargs="*", metavar="FILE", help="text grids or photos")
-    parser.add_argument("--harmony", action="store_true", help="Harmony bonus: +5 when complete")
+    parser.add_argument("inputs", nargs="*", metavar="FILE", help=_("text grids or photos"))
+    parser.add_argument("--harmony", action="store_true", help=_("Harmony bonus: +5 when complete"))
     parser.add_argument(
         "--middle-kingdom",
         action="store_true",
-        help="Middle Kingdom bonus: +10 when the castle is in the centre",
+        help=_("Middle Kingdom bonus: +10 when the castle is in the centre"),
     )
     parser.add_argument(
         "--crowns-first",
         action="store_true",
-        help=f'house rule "{CROWNS_FIRST_NAME}" for ties',
+        help=_('house rule "{rule}" for ties', rule=_(CROWNS_FIRST_NAME)),
     )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the results as JSON"))
     parser.add_argument(
-        "--rank", action="store_true", help="rank the kingdoms as players named by file stem"
+        "--rank", action="store_true", help=_("rank the kingdoms as players named by file stem")
     )
     parser.add_argument(
         "--dynasty",
         action="store_true",
-        help=f"rank players by the sum of {DYNASTY_GAMES} games: each file is a game of the "
-        "player named before the last - or _ of its name (anna-1.jpg); implies --rank",
+        help=_(
+            "rank players by the sum of {games} games: each file is a game of the player named "
+            "before the last - or _ of its name (anna-1.jpg); implies --rank",
+            games=DYNASTY_GAMES,
+        ),
     )
     parser.add_argument(
         "--player",
         nargs="+",
         action="append",
         metavar=("NAME", "FILE"),
-        help=f"a player's name and {DYNASTY_GAMES} files, once per player (implies --dynasty)",
+        help=_(
+            "a player's name and {games} files, once per player (implies --dynasty)",
+            games=DYNASTY_GAMES,
+        ),
     )
     parser.add_argument(
         "--grid",
         type=int,
         choices=(STANDARD_SIZE, DUEL_SIZE),
-        help=f"kingdom side: {STANDARD_SIZE}, or {DUEL_SIZE} for Mighty Duel "
-        "(default: from the grid, or found in the photo)",
+        help=_(
+            "kingdom side: {small}, or {large} for Mighty Duel (default: from the grid, or "
+            "found in the photo)",
+            small=STANDARD_SIZE,
+            large=DUEL_SIZE,
+        ),
     )
     parser.add_argument(
         "--jobs",
         type=int,
         metavar="N",
-        help=f"processes scoring the photos at once (default: one per core from "
-        f"{PARALLEL_MIN} photos on; 1: one after another)",
+        help=_(
+            "processes scoring the photos at once (default: one per core from {least} photos "
+            "on; 1: one after another)",
+            least=PARALLEL_MIN,
+        ),
     )
     parser.add_argument(
         "--corners",
         type=parse_corners,
         metavar="x1,y1,...,x4,y4",
-        help="the kingdom's four corners in a photo, in pixels",
+        help=_("the kingdom's four corners in a photo, in pixels"),
+    )
+    parser.add_argument(
+        "--lang",
+        metavar="LANG",
+        help=_(
+            "language of the output: {languages} (default: from LC_ALL, LC_MESSAGES or LANG)",
+            languages=", ".join(i18n.LANGUAGES),
+        ),
     )
     return parser
 
@@ -237,14 +290,19 @@ def parse_corners(text: str) -> Corners:
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"corners must be numbers: {text[:80]!r}") from None
+        raise argparse.ArgumentTypeError(
+            i18n._("corners must be numbers: {text}", text=repr(text[:80]))
+        ) from None
     if len(values) != 8:
-        raise argparse.ArgumentTypeError(f"corners need 8 numbers (4 points), got {len(values)}")
+        raise argparse.ArgumentTypeError(
+            i18n._("corners need 8 numbers (4 points), got {count}", count=len(values))
+        )
     return tuple((values[i], values[i + 1]) for i in range(0, 8, 2))
 
 
 def _score_input(path: str, args: argparse.Namespace, rules: Rules) -> JSONDict:
     """Score one input; a failure becomes its ``error`` message."""
+    i18n.set_language(getattr(args, "lang", i18n.language()))  # a worker process starts in English
     result: JSONDict = {"input": path, "error": None, "kingdoms": []}
     try:
         if Path(path).suffix.lower() == TEXT_SUFFIX:
@@ -259,7 +317,11 @@ def _score_input(path: str, args: argparse.Namespace, rules: Rules) -> JSONDict:
 def _read_grid(path: Path) -> Kingdom:
     """Read a text grid of at most :data:`MAX_GRID_BYTES`, from a regular file only."""
     data = read_limited(
-        path, MAX_GRID_BYTES, what="a text grid", error=InputError, too_large=_grid_too_large
+        path,
+        MAX_GRID_BYTES,
+        what=i18n._("a text grid"),
+        error=InputError,
+        too_large=_grid_too_large,
     )
     # utf-8-sig: editors such as Notepad start the file with a byte-order mark.
     return Kingdom.parse(data.decode("utf-8-sig"))
@@ -269,7 +331,13 @@ def _grid_too_large(n_bytes: int) -> InputError:
     size, limit = amounts(n_bytes, MAX_GRID_BYTES, 1024, "KB", "bytes")
     if n_bytes >= 1_000_000:
         size = f"{n_bytes / 1_000_000:.0f} MB"
-    return InputError(f"this file is {size}, too large for a text grid (at most {limit})")
+    return InputError(
+        i18n._(
+            "this file is {size}, too large for a text grid (at most {limit})",
+            size=size,
+            limit=limit,
+        )
+    )
 
 
 def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
@@ -278,26 +346,28 @@ def _score_image_file(path: Path, args: argparse.Namespace) -> list[JSONDict]:
         imageio: Any = importlib.import_module("scorer.photo.imageio")
         pipeline: Any = importlib.import_module("scorer.pipeline")
     except ImportError as err:
-        raise InputError(f"photo input needs scorer.pipeline ({err})") from None
+        raise InputError(i18n._("photo input needs scorer.pipeline ({error})", error=err)) from None
     rules = rules_from_args(args)
     image, info = imageio.load_image_with_info(path)
-    photo = pipeline.score_photo(image, rules, grid=args.grid, corners=args.corners)
+    photo = pipeline.score_photo(
+        image, rules, grid=args.grid, corners=args.corners, file_damage=info.damage
+    )
     # What the loader noticed about the file (damaged EXIF …) leads each kingdom's notes.
     return [photo_kingdom_result(found, rules, file_notes=info.notes) for found in photo.kingdoms]
 
 
 def _message(err: BaseException) -> str:
     if isinstance(err, FileNotFoundError):
-        return "no such file"
+        return i18n._("no such file")
     if isinstance(err, IsADirectoryError):
-        return "is a directory, not a file"
+        return i18n._("is a directory, not a file")
     if isinstance(err, PermissionError):
-        return "permission denied"
+        return i18n._("permission denied")
     if isinstance(err, UnicodeDecodeError):
-        return "not a text grid: the file is not UTF-8 text"
+        return i18n._("not a text grid: the file is not UTF-8 text")
     if isinstance(err, OSError):
         return err.strerror or str(err)
-    return str(err) or type(err).__name__
+    return i18n.message(err) or type(err).__name__
 
 
 def _players(results: Sequence[JSONDict], args: argparse.Namespace) -> list[Player]:
@@ -323,7 +393,14 @@ def _dynasty_players(
     for name, indices in groups.items():
         kingdoms = [k for i in indices for k in _kingdoms(results[i])]
         if len(kingdoms) != DYNASTY_GAMES:
-            raise ValueError(f"{name} needs {DYNASTY_GAMES} scored kingdoms, got {len(kingdoms)}")
+            raise ValueError(
+                i18n._(
+                    "{name} needs {games} scored kingdoms, got {count}",
+                    name=name,
+                    games=DYNASTY_GAMES,
+                    count=len(kingdoms),
+                )
+            )
         players.append(Player(name, tuple(kingdoms)))
     return players
 
@@ -364,18 +441,24 @@ def dynasty_groups(
             groups.setdefault(_player_of(path) or _NO_PLAYER, []).append(i)
     if _NO_PLAYER in groups or any(len(g) != DYNASTY_GAMES for g in groups.values()):
         read = "; ".join(
-            f"{name}: {', '.join(Path(paths[i]).name for i in indices)}"
+            f"{i18n._(name) if name == _NO_PLAYER else name}: "
+            + ", ".join(Path(paths[i]).name for i in indices)
             for name, indices in groups.items()
         )
         raise ValueError(
-            f"a Dynasty needs {DYNASTY_GAMES} games per player, but the files group as {read}; "
-            "name each file PLAYER-GAME (anna-1.jpg), or give each player's files with "
-            f"--player NAME {' '.join(['FILE'] * DYNASTY_GAMES)}"
+            i18n._(
+                "a Dynasty needs {games} games per player, but the files group as {read}; "
+                "name each file PLAYER-GAME (anna-1.jpg), or give each player's files with "
+                "--player NAME {files}",
+                games=DYNASTY_GAMES,
+                read=read,
+                files=" ".join(["FILE"] * DYNASTY_GAMES),
+            )
         )
     return groups
 
 
-_NO_PLAYER: Final = "(no player in the name)"
+_NO_PLAYER: Final = i18n.N_("(no player in the name)")
 
 
 def _player_of(path: str) -> str | None:
@@ -413,17 +496,23 @@ def _print_text(results: Sequence[JSONDict], rules: Rules, ranking: str, out: Te
     blocks = []
     for r in results:
         if r["error"] is not None:
-            blocks.append(f"== {r['input']}\nerror: {r['error']}")
+            blocks.append(f"== {r['input']}\n" + i18n._("error: {message}", message=r["error"]))
             continue
         for i, k in enumerate(r["kingdoms"], start=1):
-            title = r["input"] if len(r["kingdoms"]) == 1 else f"{r['input']} (kingdom {i})"
+            title = (
+                r["input"]
+                if len(r["kingdoms"]) == 1
+                else i18n._("{input} (kingdom {n})", input=r["input"], n=i)
+            )
             kingdom = Kingdom.parse("\n".join(k["grid"]))
-            notes = "".join(f"\nnote: {n}" for n in k.get("notes", []))
+            notes = "".join("\n" + i18n._("note: {note}", note=n) for n in k.get("notes", []))
             if k.get("confirmed") is False:
-                notes += "\nunconfirmed total: " + "; ".join(k["reasons"])
+                notes += "\n" + i18n._(
+                    "unconfirmed total: {reasons}", reasons="; ".join(k["reasons"])
+                )
             blocks.append(f"== {title}\n{format_breakdown(kingdom, rules)}{notes}")
         if not r["kingdoms"]:
-            blocks.append(f"== {r['input']}\nno kingdom found")
+            blocks.append(f"== {r['input']}\n" + i18n._("no kingdom found"))
     if ranking:
         blocks.append(ranking)
     out.write("\n\n".join(blocks) + "\n")

@@ -43,6 +43,7 @@ from typing import Any, Final, NamedTuple
 import platformdirs
 
 from scorer.files import not_regular, open_regular
+from scorer.i18n import _
 from scorer.rules.errors import DynastyError, StoreBusyError, StoreError
 from scorer.rules.kingdom import GridParseError, Kingdom, quoted
 from scorer.rules.scoring import (
@@ -132,9 +133,10 @@ class GameStore:
         """What to tell the player when the file is read-only: saving is off; else None."""
         if not self.read_only:
             return None
-        return (
-            f"The games file {self.path} is read-only: saved games are shown, but saving is "
-            "off. Make it writable, or set KINGDOMINO_DB to another file, to save games."
+        return _(
+            "The games file {path} is read-only: saved games are shown, but saving is "
+            "off. Make it writable, or set KINGDOMINO_DB to another file, to save games.",
+            path=self.path,
         )
 
     def save_game(
@@ -171,14 +173,14 @@ class GameStore:
         StoreError
             The file became unusable; nothing was written.
         """
-        name = _clean_name(dynasty, "the Dynasty")
-        names = [_clean_name(n, "a player") for n, _ in players]
+        name = _clean_name(dynasty, _("the Dynasty"))
+        names = [_clean_name(n, _("a player")) for n, _kingdom in players]
         flags = [False] * len(players) if corrected is None else [bool(c) for c in corrected]
         _check_players(names, flags)
         rules_text = _rules_to_text(rules)
         rows = [
             (seat, n, k.format(), score_kingdom(k, rules).total, int(c))
-            for seat, (n, (_, k), c) in enumerate(zip(names, players, flags, strict=True))
+            for seat, (n, (_name, k), c) in enumerate(zip(names, players, flags, strict=True))
         ]
         created = datetime.now(UTC).isoformat(timespec="seconds")
         with self._write() as conn:
@@ -217,7 +219,13 @@ class GameStore:
         by_game: dict[int, list[SavedPlayer]] = {}
         for game_id, name, grid, total, corrected in players:
             if not isinstance(name, str):
-                raise StoreError(f"saved game {game_id} has an unreadable player name: {name!r}")
+                raise StoreError(
+                    _(
+                        "saved game {id} has an unreadable player name: {name}",
+                        id=game_id,
+                        name=repr(name),
+                    )
+                )
             by_game.setdefault(game_id, []).append(
                 SavedPlayer(
                     name,
@@ -281,8 +289,13 @@ class GameStore:
         games = self.games(dynasty)
         if len(games) != DYNASTY_GAMES:
             raise DynastyError(
-                f"Dynasty {dynasty!r} has {len(games)} of its {DYNASTY_GAMES} games; "
-                "the standings come after the last one"
+                _(
+                    "Dynasty {dynasty} has {count} of its {games} games; "
+                    "the standings come after the last one",
+                    dynasty=repr(dynasty),
+                    count=len(games),
+                    games=DYNASTY_GAMES,
+                )
             )
         return rank(self.dynasty_players(dynasty), games[0].rules)
 
@@ -301,7 +314,7 @@ class GameStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction: all of it is saved, or none of it."""
         if self.read_only:
-            raise StoreError(f"saving is off: the games file {self.path} is read-only")
+            raise StoreError(_("saving is off: the games file {path} is read-only", path=self.path))
         with _errors_as_store_errors(self.path), closing(_connect(self.path)) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -349,13 +362,21 @@ def _open_or_create(path: Path) -> bool:
     except FileNotFoundError:
         kind = None
     except OSError as err:
-        raise StoreError(f"cannot use the games file {path}: {err.strerror or err}") from None
+        raise StoreError(
+            _("cannot use the games file {path}: {reason}", path=path, reason=err.strerror or err)
+        ) from None
     if kind is not None:  # a named pipe would block here, and the page with it
-        raise StoreError(f"the games file {path} is {kind}, not a file")
+        raise StoreError(_("the games file {path} is {kind}, not a file", path=path, kind=_(kind)))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise StoreError(f"cannot create the folder for the games file {path}: {err}") from None
+        raise StoreError(
+            _(
+                "cannot create the folder for the games file {path}: {reason}",
+                path=path,
+                reason=err,
+            )
+        ) from None
     if path.exists():
         _check_existing(path)
         if not _writable(path):
@@ -429,19 +450,23 @@ def _check_existing(path: Path) -> None:
         with open_regular(path, what="a file", error=StoreError) as handle:
             header = handle.read(_HEADER_BYTES)
     except StoreError as err:
-        raise StoreError(f"cannot read the games file {path}: {err}") from None
+        raise StoreError(
+            _("cannot read the games file {path}: {reason}", path=path, reason=err)
+        ) from None
     except OSError as err:
-        raise StoreError(f"cannot read the games file {path}: {err.strerror}") from None
+        raise StoreError(
+            _("cannot read the games file {path}: {reason}", path=path, reason=err.strerror)
+        ) from None
     if not header:
         return  # an empty file: a new store
     if header[: len(_SQLITE_MAGIC)] != _SQLITE_MAGIC:
-        raise StoreError(f"{path} is not a games file (it is not an SQLite database)")
+        raise StoreError(_("{path} is not a games file (it is not an SQLite database)", path=path))
     if len(header) < _HEADER_BYTES:
-        raise StoreError(f"the games file {path} is damaged: its header is cut short")
+        raise StoreError(_("the games file {path} is damaged: its header is cut short", path=path))
     version = int.from_bytes(header[60:64], "big")
     app_id = int.from_bytes(header[68:72], "big")
     if app_id not in (0, APPLICATION_ID):
-        raise StoreError(f"{path} is not a games file (it belongs to another program)")
+        raise StoreError(_("{path} is not a games file (it belongs to another program)", path=path))
     _check_version(path, version)
     if app_id != APPLICATION_ID:
         _check_unmarked(path)
@@ -452,10 +477,12 @@ def _check_existing(path: Path) -> None:
         _check_version(path, version)
         problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
-            raise StoreError(f"the games file {path} is damaged: {problems[0]}")
+            raise StoreError(
+                _("the games file {path} is damaged: {problem}", path=path, problem=problems[0])
+            )
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         if not _TABLES.issubset(tables):
-            raise StoreError(f"the games file {path} is damaged: tables are missing")
+            raise StoreError(_("the games file {path} is damaged: tables are missing", path=path))
 
 
 _HEADER_BYTES: Final = 100
@@ -485,23 +512,32 @@ def _check_unmarked(path: Path) -> None:
     if not _TABLES.issubset(tables):
         names = sorted(tables)[:3]
         raise StoreError(
-            f"{path} is not a games file (it is another program's database, "
-            f"with tables such as {', '.join(names)})"
+            _(
+                "{path} is not a games file (it is another program's database, "
+                "with tables such as {tables})",
+                path=path,
+                tables=", ".join(names),
+            )
         )
 
 
 def _refuse_other_program(conn: sqlite3.Connection, path: Path) -> None:
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if app_id not in (0, APPLICATION_ID):
-        raise StoreError(f"{path} is not a games file (it belongs to another program)")
+        raise StoreError(_("{path} is not a games file (it belongs to another program)", path=path))
 
 
 def _check_version(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise StoreError(
-            f"the games file {path} was written by a newer version of this program "
-            f"(file version {version}, this program reads up to {SCHEMA_VERSION}); "
-            "update the program to open it"
+            _(
+                "the games file {path} was written by a newer version of this program "
+                "(file version {version}, this program reads up to {newest}); "
+                "update the program to open it",
+                path=path,
+                version=version,
+                newest=SCHEMA_VERSION,
+            )
         )
 
 
@@ -509,8 +545,12 @@ def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
     names = [row[0] for row in conn.execute("SELECT name FROM sqlite_master LIMIT 3")]
     if names:
         raise StoreError(
-            f"{path} is not a games file (it is another program's database, "
-            f"with tables such as {', '.join(names)})"
+            _(
+                "{path} is not a games file (it is another program's database, "
+                "with tables such as {tables})",
+                path=path,
+                tables=", ".join(names),
+            )
         )
 
 
@@ -545,20 +585,32 @@ def _read_only_store(path: Path) -> sqlite3.Connection:
     if version != SCHEMA_VERSION:
         conn.close()
         _check_version(path, version)
-        raise StoreError(f"the games file {path} is damaged: its version is {version}")
+        raise StoreError(
+            _(
+                "the games file {path} is damaged: its version is {version}",
+                path=path,
+                version=version,
+            )
+        )
     return conn
 
 
 def _connect(path: Path) -> sqlite3.Connection:
     """A connection to a checked games file, refusing it if it changed version meanwhile."""
     if not path.exists():
-        raise StoreError(f"the games file {path} has disappeared")
+        raise StoreError(_("the games file {path} has disappeared", path=path))
     conn = _raw_connect(path)
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != SCHEMA_VERSION:
         conn.close()
         _check_version(path, version)
-        raise StoreError(f"the games file {path} is damaged: its version is {version}")
+        raise StoreError(
+            _(
+                "the games file {path} is damaged: its version is {version}",
+                path=path,
+                version=version,
+            )
+        )
     return conn
 
 
@@ -569,11 +621,22 @@ def _errors_as_store_errors(path: Path) -> Iterator[None]:
     except sqlite3.OperationalError as err:
         if _is_busy(err):
             raise StoreBusyError(
-                f"the games file {path} is busy (another window is saving); nothing was written"
+                _(
+                    "the games file {path} is busy (another window is saving); nothing was written",
+                    path=path,
+                )
             ) from None
-        raise StoreError(f"the games file {path} cannot be used: {err}") from None
+        raise StoreError(
+            _("the games file {path} cannot be used: {reason}", path=path, reason=err)
+        ) from None
     except sqlite3.DatabaseError as err:
-        raise StoreError(f"the games file {path} is damaged or not a games file: {err}") from None
+        raise StoreError(
+            _(
+                "the games file {path} is damaged or not a games file: {reason}",
+                path=path,
+                reason=err,
+            )
+        ) from None
 
 
 def _is_busy(err: sqlite3.OperationalError) -> bool:
@@ -592,9 +655,15 @@ def _norm(name: str) -> str:
 def _clean_name(name: str, what: str) -> str:
     cleaned = _norm(name)
     if not cleaned:
-        raise DynastyError(f"{what} needs a name")
+        raise DynastyError(_("{what} needs a name", what=what))
     if len(cleaned) > MAX_NAME_LENGTH:
-        raise DynastyError(f"{what}'s name is longer than {MAX_NAME_LENGTH} characters")
+        raise DynastyError(
+            _(
+                "{what}'s name is longer than {most} characters",
+                what=what,
+                most=MAX_NAME_LENGTH,
+            )
+        )
     return cleaned
 
 
@@ -602,11 +671,21 @@ def _check_players(names: list[str], corrected: list[bool]) -> None:
     if len(corrected) != len(names):
         raise ValueError(f"corrected has {len(corrected)} flags for {len(names)} players")
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise DynastyError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+        raise DynastyError(
+            _(
+                "a game has {least} to {most} players, not {count}",
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+                count=len(names),
+            )
+        )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise DynastyError(
-            f"two players are both named {repeated[0]!r}; give each player a different name"
+            _(
+                "two players are both named {name}; give each player a different name",
+                name=repr(repeated[0]),
+            )
         )
 
 
@@ -622,7 +701,11 @@ def _check_dynasty(conn: sqlite3.Connection, dynasty: str, names: list[str], rul
     first_id, first_rules, count = first
     if count >= DYNASTY_GAMES:
         raise DynastyError(
-            f"Dynasty {dynasty!r} already has its {DYNASTY_GAMES} games; start a new Dynasty"
+            _(
+                "Dynasty {dynasty} already has its {games} games; start a new Dynasty",
+                dynasty=repr(dynasty),
+                games=DYNASTY_GAMES,
+            )
         )
     players = [
         row[0]
@@ -632,15 +715,23 @@ def _check_dynasty(conn: sqlite3.Connection, dynasty: str, names: list[str], rul
     ]
     if sorted(players) != sorted(names):
         raise DynastyError(
-            f"Dynasty {dynasty!r} is played by {', '.join(players)}; "
-            f"this game has {', '.join(names)}"
+            _(
+                "Dynasty {dynasty} is played by {players}; this game has {names}",
+                dynasty=repr(dynasty),
+                players=", ".join(players),
+                names=", ".join(names),
+            )
         )
     before, now = json.loads(first_rules), json.loads(rules)
     changed = sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
     if changed:
         raise DynastyError(
-            f"Dynasty {dynasty!r} is played with {_describe_rules(before, changed)}; "
-            f"this game has {_describe_rules(now, changed)}"
+            _(
+                "Dynasty {dynasty} is played with {rules}; this game has {these}",
+                dynasty=repr(dynasty),
+                rules=_describe_rules(before, changed),
+                these=_describe_rules(now, changed),
+            )
         )
 
 

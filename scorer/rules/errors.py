@@ -7,36 +7,41 @@ step, and anything else is a real bug.
 
 from __future__ import annotations
 
+from scorer.rules.phrase import N_
+
 
 class ScorerError(Exception):
     """Base of every expected failure; ``str(err)`` is the message a player sees."""
 
     hint: str = ""
-    """A next step for the player, shown by the app under the message."""
+    """A next step for the player, shown by the app under the message (a message id: the page
+    and the command line translate it)."""
 
 
 class NotAnImageError(ScorerError):
     """The file is not a readable image (unknown type, corrupt or truncated)."""
 
-    hint = "Upload a JPEG, PNG, WebP or HEIC photo."
+    hint = N_("Upload a JPEG, PNG, WebP or HEIC photo.")
 
 
 class DamagedImageError(NotAnImageError):
     """The file is an image whose data is cut short or corrupt: it would decode wrongly."""
 
-    hint = "Copy the photo from the camera again, or take it again."
+    hint = N_("Copy the photo from the camera again, or take it again.")
 
 
 class ImageTooLargeError(ScorerError):
     """The image exceeds the pixel or file-size limit."""
 
-    hint = "Resize the photo or take it at a lower resolution."
+    hint = N_("Resize the photo or take it at a lower resolution.")
 
 
 class BoardNotFoundError(ScorerError):
     """No kingdom-sized area of tiles was found in the photo."""
 
-    hint = "Retake the photo from above with the whole kingdom in frame, or mark its four corners."
+    hint = N_(
+        "Retake the photo from above with the whole kingdom in frame, or mark its four corners."
+    )
 
 
 class GridNotConsistentError(BoardNotFoundError):
@@ -46,13 +51,13 @@ class GridNotConsistentError(BoardNotFoundError):
 class MarkedCornersError(BoardNotFoundError):
     """The corners the player marked do not outline a kingdom inside the photo."""
 
-    hint = "Mark the kingdom's four corners on the photo, going round it."
+    hint = N_("Mark the kingdom's four corners on the photo, going round it.")
 
 
 class ModelFileError(ScorerError):
     """The trained model file is missing, truncated or does not match its metadata."""
 
-    hint = "Restore models/ from the repository (git checkout models/) or retrain: make train."
+    hint = N_("Restore models/ from the repository (git checkout models/) or retrain: make train.")
 
 
 class StoreError(ScorerError):
@@ -61,7 +66,7 @@ class StoreError(ScorerError):
     The file is never overwritten when this is raised.
     """
 
-    hint = (
+    hint = N_(
         "The file was left unchanged. Move it aside, or set KINGDOMINO_DB to another file, "
         "and saved games start afresh there."
     )
@@ -70,10 +75,10 @@ class StoreError(ScorerError):
 class DynastyError(StoreError):
     """A game cannot join its Dynasty: already three games, other players or other rules."""
 
-    hint = "Use the same players and rules as the Dynasty's first game, or start a new Dynasty."
+    hint = N_("Use the same players and rules as the Dynasty's first game, or start a new Dynasty.")
 
 
 class StoreBusyError(StoreError):
     """Another window kept the saved-games file busy for too long; nothing was written."""
 
-    hint = "Try again in a moment."
+    hint = N_("Try again in a moment.")

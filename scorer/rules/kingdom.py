@@ -25,6 +25,8 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
+from scorer.rules.phrase import Phrase, WordedError, phrase, plural_phrase
+
 STANDARD_SIZE: Final = 5
 """Side of a normal kingdom (3–4 players, and 2 players with 24 dominoes)."""
 
@@ -80,7 +82,9 @@ class Terrain(enum.Enum):
         try:
             return _FROM_LETTER[letter.upper()]
         except KeyError:
-            raise ValueError(f"unknown terrain letter {letter!r}") from None
+            raise WordedError(
+                phrase("unknown terrain letter {letter}", letter=repr(letter))
+            ) from None
 
 
 LAND_TERRAINS: Final = tuple(t for t in Terrain if t.is_land)
@@ -126,9 +130,14 @@ class Cell:
 
     def __post_init__(self) -> None:
         if not 0 <= self.crowns <= self.terrain.max_crowns:
-            raise ValueError(
-                f"{self.terrain.value} never has {self.crowns} crown"
-                f"{'' if self.crowns == 1 else 's'} (at most {self.terrain.max_crowns})"
+            raise WordedError(
+                plural_phrase(
+                    "{terrain} never has {n} crown (at most {most})",
+                    "{terrain} never has {n} crowns (at most {most})",
+                    self.crowns,
+                    terrain=phrase(self.terrain.value),
+                    most=self.terrain.max_crowns,
+                )
             )
 
     @classmethod
@@ -138,9 +147,13 @@ class Cell:
         if token in ("C", "."):
             return cls(Terrain.from_letter(token))
         if len(token) != 2:
-            raise ValueError("a square is a terrain letter and a crown count (W0…M3), C or .")
+            raise WordedError(
+                phrase("a square is a terrain letter and a crown count (W0…M3), C or .")
+            )
         if not token[1].isdecimal():  # '²' is a digit to str.isdigit, but no number
-            raise ValueError(f"the crown count is a digit 0–3, not {token[1]!r}")
+            raise WordedError(
+                phrase("the crown count is a digit 0–3, not {digit}", digit=repr(token[1]))
+            )
         return cls(Terrain.from_letter(token[0]), int(token[1]))
 
     @property
@@ -187,17 +200,20 @@ class GridParseError(ValueError):
         The offending token, when there is one; a long one is cut to its first
         :data:`QUOTED_CHARS` characters and ``…``, so the message stays one short line.
     reason : str
-        Why the grid was refused.
+        Why the grid was refused, in English.
+    wording : Phrase
+        The reason as data, for the player's language.
     """
 
     def __init__(
         self,
-        reason: str,
+        reason: str | Phrase,
         line: int | None = None,
         column: int | None = None,
         token: str | None = None,
     ) -> None:
-        self.reason = reason
+        self.wording = reason if isinstance(reason, Phrase) else phrase(reason)
+        self.reason = self.wording.english
         self.line = line
         self.column = column
         self.token = token if token is None else quoted(token)
@@ -209,7 +225,7 @@ class GridParseError(ValueError):
         prefix = ", ".join(where)
         if self.token is not None:
             prefix = f"{prefix}: {self.token!r}" if prefix else repr(self.token)
-        super().__init__(f"{prefix}: {reason}" if prefix else reason)
+        super().__init__(f"{prefix}: {self.reason}" if prefix else self.reason)
 
 
 @dataclass(frozen=True)
@@ -223,15 +239,17 @@ class Kingdom:
 
     def __post_init__(self) -> None:
         if not self.rows or not self.rows[0]:
-            raise ValueError("a kingdom has at least one square")
+            raise WordedError(phrase("a kingdom has at least one square"))
         width = len(self.rows[0])
         if any(len(r) != width for r in self.rows):
-            raise ValueError("all rows of a kingdom have the same length")
+            raise WordedError(phrase("all rows of a kingdom have the same length"))
         if len(self.rows) > MAX_SIZE or width > MAX_SIZE:
-            raise ValueError(f"a kingdom is at most {MAX_SIZE}×{MAX_SIZE}")
+            raise WordedError(phrase("a kingdom is at most {side}×{side}", side=MAX_SIZE))
         castles = sum(c == CASTLE for r in self.rows for c in r)
         if castles != 1:
-            raise ValueError(f"a kingdom has exactly one castle, not {castles}")
+            raise WordedError(
+                phrase("a kingdom has exactly one castle, not {castles}", castles=castles)
+            )
 
     @classmethod
     def from_cells(cls, rows: Iterable[Iterable[Cell]]) -> Kingdom:
@@ -362,31 +380,44 @@ def _parse(text: str) -> Kingdom:
         tokens = line.split()
         if len(grid) == MAX_SIZE:
             raise GridParseError(
-                f"more than {MAX_SIZE} rows; a kingdom is at most {MAX_SIZE}×{MAX_SIZE}", line_no
+                phrase("more than {side} rows; a kingdom is at most {side}×{side}", side=MAX_SIZE),
+                line_no,
             )
         if len(tokens) > MAX_SIZE:
             raise GridParseError(
-                f"{len(tokens)} squares in a row; a kingdom is at most {MAX_SIZE}×{MAX_SIZE}",
+                phrase(
+                    "{count} squares in a row; a kingdom is at most {side}×{side}",
+                    count=len(tokens),
+                    side=MAX_SIZE,
+                ),
                 line_no,
                 MAX_SIZE + 1,
                 tokens[MAX_SIZE],
             )
         if grid and len(tokens) != len(grid[0]):
             raise GridParseError(
-                f"ragged row: {len(tokens)} squares, but line {line_numbers[0]} has {len(grid[0])}",
+                phrase(
+                    "ragged row: {count} squares, but line {line} has {first}",
+                    count=len(tokens),
+                    line=line_numbers[0],
+                    first=len(grid[0]),
+                ),
                 line_no,
             )
         row: list[Cell] = []
         for col, token in enumerate(tokens, start=1):
             try:
                 cell = Cell.parse(token)
-            except ValueError as err:
-                raise GridParseError(str(err), line_no, col, token) from None
+            except WordedError as err:
+                raise GridParseError(err.wording, line_no, col, token) from None
             if cell == CASTLE:
                 if castle_at is not None:
                     raise GridParseError(
-                        f"a second castle; the first is at line {castle_at[0]}, "
-                        f"column {castle_at[1]}",
+                        phrase(
+                            "a second castle; the first is at line {line}, column {column}",
+                            line=castle_at[0],
+                            column=castle_at[1],
+                        ),
                         line_no,
                         col,
                         token,
@@ -396,7 +427,7 @@ def _parse(text: str) -> Kingdom:
         grid.append(row)
         line_numbers.append(line_no)
     if not grid:
-        raise GridParseError("the grid is empty: no rows of squares")
+        raise GridParseError(phrase("the grid is empty: no rows of squares"))
     if castle_at is None:
-        raise GridParseError("no castle: one square must be C, the start square")
+        raise GridParseError(phrase("no castle: one square must be C, the start square"))
     return Kingdom.from_cells(grid)

@@ -45,6 +45,16 @@ from scorer.rules.kingdom import (
     Terrain,
     tileset_counts,
 )
+from scorer.rules.phrase import (
+    N_,
+    Names,
+    Ordinal,
+    Phrase,
+    Value,
+    WordedError,
+    phrase,
+    plural_phrase,
+)
 
 HARMONY_BONUS: Final = 5
 """Points for a complete kingdom when Harmony is in play."""
@@ -61,8 +71,19 @@ DYNASTY_GAMES: Final = 3
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 4
 
-CROWNS_FIRST_NAME: Final = "crowns before largest property"
-"""The name the product gives the house-rule tie-break order."""
+CROWNS_FIRST_NAME: Final = N_("crowns before largest property")
+"""The name the product gives the house-rule tie-break order (a message id)."""
+
+TERRAIN_WORDS: Final = {
+    Terrain.WHEAT: N_("wheat"),
+    Terrain.FOREST: N_("forest"),
+    Terrain.LAKE: N_("lake"),
+    Terrain.GRASSLAND: N_("grassland"),
+    Terrain.SWAMP: N_("swamp"),
+    Terrain.MINE: N_("mine"),
+}
+"""The name of each land terrain as players say it (message ids: English, translated where
+shown); ``docs/glossary.md`` lists them in every language."""
 
 
 class TieBreakOrder(enum.Enum):
@@ -147,12 +168,21 @@ class Standing:
 
 @dataclass(frozen=True)
 class Ranking:
-    """Players in order of place, with a plain-words explanation of every tie."""
+    """Players in order of place, with a plain-words explanation of every tie.
+
+    Each tie is explained by a few sentences, kept as :class:`~scorer.rules.phrase.Phrase`
+    data so that the page and the command line word them in the player's language.
+    """
 
     standings: tuple[Standing, ...]
-    explanations: tuple[str, ...]
+    reasons: tuple[tuple[Phrase, ...], ...]
     dynasty: bool = False
     rules: Rules = field(default_factory=Rules)
+
+    @property
+    def explanations(self) -> tuple[str, ...]:
+        """Every tie's explanation in English, one text per tie."""
+        return tuple(" ".join(p.english for p in tie) for tie in self.reasons)
 
     @property
     def winners(self) -> tuple[str, ...]:
@@ -175,6 +205,8 @@ class Violation:
     kind: ViolationKind
     message: str
     positions: tuple[Position, ...]
+    wording: Phrase | None = None
+    """The message as data, for the player's language; ``message`` is its English."""
 
 
 def properties(kingdom: Kingdom) -> tuple[Property, ...]:
@@ -278,7 +310,7 @@ def rank(players: Sequence[Player], rules: Rules | None = None) -> Ranking:
     dynasty = _check_players(players)
     entries = [_entry(p, rules) for p in players]
     steps = _steps(rules.tiebreak)
-    explanations: list[str] = []
+    explanations: list[tuple[Phrase, ...]] = []
     ordered: list[tuple[_Entry, int]] = []
     for group in _groups(entries, lambda e: e.total):
         place = len(ordered) + 1
@@ -287,7 +319,7 @@ def rank(players: Sequence[Player], rules: Rules | None = None) -> Ranking:
             continue
         group.sort(key=lambda e: tuple(s.value(e) for s in steps), reverse=True)
         lines, placed = _break_tie(group, steps, place, dynasty)
-        explanations.append(_tie_intro(group, dynasty, rules.tiebreak) + " " + " ".join(lines))
+        explanations.append((*_tie_intro(group, dynasty, rules.tiebreak), *lines))
         ordered.extend(placed)
     standings = tuple(
         Standing(e.name, place, e.total, e.largest, e.crowns, e.scores) for e, place in ordered
@@ -357,7 +389,7 @@ class _Step:
     label: str
     attr: str
     house_rule: bool
-    unused: str
+    unused: Phrase
 
     def value(self, entry: _Entry) -> int:
         value = getattr(entry, self.attr)
@@ -366,26 +398,40 @@ class _Step:
 
 
 def _steps(order: TieBreakOrder) -> tuple[_Step, _Step]:
-    largest = "largest property", "largest", "Property sizes were not compared."
-    crowns = "crowns", "crowns", "Crowns were not compared."
+    largest_unused = phrase("Property sizes were not compared.")
+    crowns_unused = phrase("Crowns were not compared.")
     if order is TieBreakOrder.CROWNS_FIRST:
-        return (_Step(2, *crowns[:2], True, crowns[2]), _Step(3, *largest[:2], True, largest[2]))
-    return (_Step(2, *largest[:2], False, largest[2]), _Step(3, *crowns[:2], False, crowns[2]))
+        return (
+            _Step(2, N_("crowns, house rule"), "crowns", True, crowns_unused),
+            _Step(3, N_("largest property, house rule"), "largest", True, largest_unused),
+        )
+    return (
+        _Step(2, N_("largest property"), "largest", False, largest_unused),
+        _Step(3, N_("crowns"), "crowns", False, crowns_unused),
+    )
 
 
 def _check_players(players: Sequence[Player]) -> bool:
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise ValueError(
-            f"a ranking needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}"
+        raise WordedError(
+            phrase(
+                "a ranking needs {least} to {most} players, not {count}",
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+                count=len(players),
+            )
         )
     names = [p.name for p in players]
     if len(set(names)) != len(names):
-        raise ValueError(f"player names must differ: {', '.join(names)}")
+        raise WordedError(phrase("player names must differ: {names}", names=", ".join(names)))
     games = {len(p.kingdoms) for p in players}
     if len(games) != 1 or games.pop() not in (1, DYNASTY_GAMES):
-        raise ValueError(
-            f"every player needs 1 kingdom, or {DYNASTY_GAMES} for a Dynasty; got "
-            + ", ".join(f"{p.name}: {len(p.kingdoms)}" for p in players)
+        raise WordedError(
+            phrase(
+                "every player needs 1 kingdom, or {games} for a Dynasty; got {counts}",
+                games=DYNASTY_GAMES,
+                counts=", ".join(f"{p.name}: {len(p.kingdoms)}" for p in players),
+            )
         )
     return len(players[0].kingdoms) == DYNASTY_GAMES
 
@@ -415,7 +461,7 @@ def _groups(entries: Iterable[_Entry], key: Callable[[_Entry], int]) -> list[lis
 
 def _break_tie(
     group: list[_Entry], steps: Sequence[_Step], place: int, dynasty: bool
-) -> tuple[list[str], list[tuple[_Entry, int]]]:
+) -> tuple[list[Phrase], list[tuple[_Entry, int]]]:
     """Apply the steps in turn to a tied group; return sentences and placed entries."""
     step, rest = steps[0], steps[1:]
     sentences = [_step_sentence(group, step, dynasty)]
@@ -427,7 +473,7 @@ def _break_tie(
             placed.append((sub[0], sub_place))
         elif rest:
             if len(split) > 1:
-                sentences.append(f"{_names(sub)} are still tied.")
+                sentences.append(phrase("{names} are still tied.", names=_names(sub)))
             more, sub_placed = _break_tie(sub, rest, sub_place, dynasty)
             sentences.extend(more)
             placed.extend(sub_placed)
@@ -439,86 +485,169 @@ def _break_tie(
     return sentences, placed
 
 
-def _tie_intro(group: list[_Entry], dynasty: bool, order: TieBreakOrder) -> str:
-    both = "both" if len(group) == 2 else "all"
-    over = f" over {DYNASTY_GAMES} games" if dynasty else ""
-    text = f"{_names(group)} {both} scored {group[0].total}{over}."
+def _tie_intro(group: list[_Entry], dynasty: bool, order: TieBreakOrder) -> list[Phrase]:
+    values: dict[str, Value] = {"names": _names(group), "total": group[0].total}
     if dynasty:
-        text += (
-            " House rule for Dynasty: the tie-break steps are applied to the"
-            f" {DYNASTY_GAMES} kingdoms together."
+        values["games"] = DYNASTY_GAMES
+        if len(group) == 2:
+            text = phrase("{names} both scored {total} over {games} games.", **values)
+        else:
+            text = phrase("{names} all scored {total} over {games} games.", **values)
+    elif len(group) == 2:
+        text = phrase("{names} both scored {total}.", **values)
+    else:
+        text = phrase("{names} all scored {total}.", **values)
+    sentences = [text]
+    if dynasty:
+        sentences.append(
+            phrase(
+                "House rule for Dynasty: the tie-break steps are applied to the {games}"
+                " kingdoms together.",
+                games=DYNASTY_GAMES,
+            )
         )
     if order is TieBreakOrder.CROWNS_FIRST:
-        text += f' House rule "{CROWNS_FIRST_NAME}": crowns are compared first.'
-    return text
+        sentences.append(
+            phrase(
+                'House rule "{rule}": crowns are compared first.', rule=phrase(CROWNS_FIRST_NAME)
+            )
+        )
+    return sentences
 
 
-def _step_sentence(group: list[_Entry], step: _Step, dynasty: bool) -> str:
+def _step_sentence(group: list[_Entry], step: _Step, dynasty: bool) -> Phrase:
     """Say what one step compared and what it decided."""
-    head = f"Step {step.number} ({step.label}"
-    head += ", house rule)" if step.house_rule else ")"
     split = _groups(group, step.value)
+    head: dict[str, Value] = {"number": step.number, "step": phrase(step.label)}
     if len(split) == 1:
-        return f"{head}: {_same_figures(group, step, dynasty)}, so this step does not decide."
-    return f"{head}: {_figures(group, step, dynasty)}, so {_order_words(split)}."
-
-
-def _same_figures(group: list[_Entry], step: _Step, dynasty: bool) -> str:
-    both = "both" if len(group) == 2 else "all"
-    value = step.value(group[0])
-    if step.attr == "largest":
-        where = " in any kingdom" if dynasty else ""
-        owners = _join([f"{e.name}'s" for e in group])
-        return f"{owners} largest properties{where} {both} have {_squares(value)}"
-    return f"{_names(group)} {both} have {_count(value, 'crown')}"
-
-
-def _figures(group: list[_Entry], step: _Step, dynasty: bool) -> str:
-    values = [step.value(e) for e in group]
-    if step.attr == "largest":
-        where = " in any kingdom" if dynasty else ""
-        first = f"{group[0].name}'s largest property{where} has {_squares(values[0])}"
-    else:
-        first = f"{group[0].name} has {_count(values[0], 'crown')}"
-    pattern = "{}'s {}" if step.attr == "largest" else "{} {}"
-    rest = [pattern.format(e.name, v) for e, v in zip(group[1:], values[1:], strict=True)]
-    return ", ".join([first, *rest])
-
-
-def _order_words(split: list[list[_Entry]]) -> str:
+        return _same_figures(group, step, dynasty, head)
+    figures = _figures(group, step, dynasty)
     if all(len(s) == 1 for s in split) and len(split) == 2:
-        return f"{split[0][0].name} ranks ahead"
-    parts = [_names(s) for s in split]
-    verb = "rank" if len(split[0]) > 1 else "ranks"
-    return f"{parts[0]} {verb} ahead of " + ", then ".join(parts[1:])
+        return phrase(
+            "Step {number} ({step}): {figures}, so {name} ranks ahead.",
+            figures=figures,
+            name=split[0][0].name,
+            **head,
+        )
+    later: Value = _names(split[1])
+    for sub in split[2:]:
+        later = phrase("{earlier}, then {later}", earlier=later, later=_names(sub))
+    return plural_phrase(
+        "Step {number} ({step}): {figures}, so {first} ranks ahead of {later}.",
+        "Step {number} ({step}): {figures}, so {first} rank ahead of {later}.",
+        len(split[0]),
+        figures=figures,
+        first=_names(split[0]),
+        later=later,
+        **head,
+    )
 
 
-def _shared_sentence(group: list[_Entry], place: int) -> str:
+def _same_figures(
+    group: list[_Entry], step: _Step, dynasty: bool, head: dict[str, Value]
+) -> Phrase:
+    value = step.value(group[0])
+    names = _names(group)
+    two = len(group) == 2
+    if step.attr == "crowns":
+        if two:
+            return plural_phrase(
+                "Step {number} ({step}): {names} both have {n} crown, so this step does not"
+                " decide.",
+                "Step {number} ({step}): {names} both have {n} crowns, so this step does not"
+                " decide.",
+                value,
+                names=names,
+                **head,
+            )
+        return plural_phrase(
+            "Step {number} ({step}): {names} all have {n} crown, so this step does not decide.",
+            "Step {number} ({step}): {names} all have {n} crowns, so this step does not decide.",
+            value,
+            names=names,
+            **head,
+        )
+    values: dict[str, Value] = {
+        "names": names,
+        "owners": Names(tuple(f"{e.name}'s" for e in group)),
+        **head,
+    }
+    if dynasty and two:
+        return plural_phrase(
+            "Step {number} ({step}): {owners} largest properties in any kingdom both have"
+            " {n} square, so this step does not decide.",
+            "Step {number} ({step}): {owners} largest properties in any kingdom both have"
+            " {n} squares, so this step does not decide.",
+            value,
+            **values,
+        )
+    if dynasty:
+        return plural_phrase(
+            "Step {number} ({step}): {owners} largest properties in any kingdom all have"
+            " {n} square, so this step does not decide.",
+            "Step {number} ({step}): {owners} largest properties in any kingdom all have"
+            " {n} squares, so this step does not decide.",
+            value,
+            **values,
+        )
+    if two:
+        return plural_phrase(
+            "Step {number} ({step}): {owners} largest properties both have {n} square,"
+            " so this step does not decide.",
+            "Step {number} ({step}): {owners} largest properties both have {n} squares,"
+            " so this step does not decide.",
+            value,
+            **values,
+        )
+    return plural_phrase(
+        "Step {number} ({step}): {owners} largest properties all have {n} square,"
+        " so this step does not decide.",
+        "Step {number} ({step}): {owners} largest properties all have {n} squares,"
+        " so this step does not decide.",
+        value,
+        **values,
+    )
+
+
+def _figures(group: list[_Entry], step: _Step, dynasty: bool) -> tuple[Phrase, ...]:
+    first, *rest = group
+    value = step.value(first)
+    if step.attr == "crowns":
+        head = plural_phrase(
+            "{name} has {n} crown", "{name} has {n} crowns", value, name=first.name
+        )
+        others = [phrase("{name} {n}", name=e.name, n=step.value(e)) for e in rest]
+        return (head, *others)
+    if dynasty:
+        head = plural_phrase(
+            "{name}'s largest property in any kingdom has {n} square",
+            "{name}'s largest property in any kingdom has {n} squares",
+            value,
+            name=first.name,
+        )
+    else:
+        head = plural_phrase(
+            "{name}'s largest property has {n} square",
+            "{name}'s largest property has {n} squares",
+            value,
+            name=first.name,
+        )
+    others = [phrase("{name}'s {n}", name=e.name, n=step.value(e)) for e in rest]
+    return (head, *others)
+
+
+def _shared_sentence(group: list[_Entry], place: int) -> Phrase:
     if place == 1:
-        return f"{_names(group)} share the victory."
-    return f"{_names(group)} share {_ordinal(place)} place."
+        return phrase("{names} share the victory.", names=_names(group))
+    return phrase("{names} share {place} place.", names=_names(group), place=Ordinal(place))
 
 
-def _names(group: Sequence[_Entry]) -> str:
-    return _join([e.name for e in group])
+def _names(group: Sequence[_Entry]) -> Names:
+    return Names(tuple(e.name for e in group))
 
 
-def _join(names: Sequence[str]) -> str:
-    if len(names) == 1:
-        return names[0]
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _squares(n: int) -> str:
-    return _count(n, "square")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+def _crowns(n: int) -> Phrase:
+    return plural_phrase("{n} crown", "{n} crowns", n)
 
 
 # --- tile set --------------------------------------------------------------------
@@ -532,14 +661,16 @@ def _pair_violations(kingdom: Kingdom) -> list[Violation]:
         limit = allowed.get(cell, 0)
         if n > limit:
             where = tuple(p for p, c in kingdom.cells() if c == cell)
-            found.append(
-                Violation(
-                    ViolationKind.TOO_MANY_OF_PAIR,
-                    f"{n} squares of {cell.terrain.value} with {_count(cell.crowns, 'crown')}"
-                    f" ({cell.token}), but the 48 dominoes hold only {limit}",
-                    where,
-                )
+            words = phrase(
+                "{count} squares of {terrain} with {crowns} ({token}), but the 48 dominoes"
+                " hold only {limit}",
+                count=n,
+                terrain=phrase(TERRAIN_WORDS[cell.terrain]),
+                crowns=_crowns(cell.crowns),
+                token=cell.token,
+                limit=limit,
             )
+            found.append(Violation(ViolationKind.TOO_MANY_OF_PAIR, words.english, where, words))
     return found
 
 
@@ -548,14 +679,15 @@ def _count_violations(kingdom: Kingdom, n: int) -> list[Violation]:
     dominoes = DOMINOES_PER_KINGDOM[n]
     if len(land) <= 2 * dominoes:
         return []
-    return [
-        Violation(
-            ViolationKind.TOO_MANY_SQUARES,
-            f"{len(land)} terrain squares, but a {n}×{n} kingdom holds at most"
-            f" {dominoes} dominoes ({2 * dominoes} squares)",
-            land,
-        )
-    ]
+    words = phrase(
+        "{count} terrain squares, but a {side}×{side} kingdom holds at most {dominoes} dominoes"
+        " ({squares} squares)",
+        count=len(land),
+        side=n,
+        dominoes=dominoes,
+        squares=2 * dominoes,
+    )
+    return [Violation(ViolationKind.TOO_MANY_SQUARES, words.english, land, words)]
 
 
 def _extent_violations(kingdom: Kingdom, n: int) -> list[Violation]:
@@ -565,13 +697,13 @@ def _extent_violations(kingdom: Kingdom, n: int) -> list[Violation]:
         return []
     inside = _best_window(kingdom, n)
     outside = tuple(p for p in filled if p not in inside)
-    return [
-        Violation(
-            ViolationKind.OUTSIDE_SQUARE,
-            f"the squares span {rows} rows and {cols} columns, but a kingdom fits in {n}×{n}",
-            outside,
-        )
-    ]
+    words = phrase(
+        "the squares span {rows} rows and {cols} columns, but a kingdom fits in {side}×{side}",
+        rows=rows,
+        cols=cols,
+        side=n,
+    )
+    return [Violation(ViolationKind.OUTSIDE_SQUARE, words.english, outside, words)]
 
 
 def _best_window(kingdom: Kingdom, n: int) -> set[Position]:
