@@ -24,6 +24,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from scorer.confirmed import ConfirmedStore
 from scorer.read.cells import split_cells
 from scorer.rules.kingdom import CASTLE, EMPTY, Cell, Kingdom, Terrain
 
@@ -241,3 +242,53 @@ def board_tiles(board: Board, source: str = "aau") -> list[Tile]:
         Tile(crop, cell, board.group, source)
         for crop, (_, cell) in zip(crops, board.kingdom.cells(), strict=True)
     ]
+
+
+CONFIRMED_SOURCE: Final = "confirmed"
+"""The data set name of the squares of kingdoms players confirmed (:mod:`scorer.confirmed`)."""
+
+
+@dataclass(frozen=True)
+class ConfirmedSquares:
+    """The squares of the kingdoms kept in one folder of confirmed kingdoms.
+
+    Attributes
+    ----------
+    tiles : list of Tile
+        One per square, row by row, kingdom by kingdom; each kingdom's group is its
+        source photo (``photo-`` and the start of its sha256), so kingdoms of one photo
+        stay on one side of a split.
+    corrected : numpy.ndarray
+        One boolean per tile: whether the player corrected that square.
+    read : list of Cell
+        One per tile: what the program read there when the player confirmed it.
+    """
+
+    tiles: list[Tile]
+    corrected: np.ndarray
+    read: list[Cell]
+
+
+def load_confirmed(folder: str | os.PathLike[str]) -> ConfirmedSquares:
+    """Load a folder of confirmed kingdoms (what the page keeps, or bundles imported).
+
+    Raises
+    ------
+    scorer.confirmed.ConfirmedStoreError
+        The folder's index or one of its images cannot be read.
+    FileNotFoundError
+        There is no such folder.
+    """
+    if not Path(folder).is_dir():
+        raise FileNotFoundError(f"no folder of confirmed kingdoms at {folder}")
+    store = ConfirmedStore(Path(folder))
+    tiles: list[Tile] = []
+    corrected: list[bool] = []
+    read: list[Cell] = []
+    for item in store.items():
+        board = Board(item.id, store.image(item), item.kingdom, f"photo-{item.photo_sha256[:16]}")
+        tiles.extend(board_tiles(board, CONFIRMED_SOURCE))
+        changed = {c.position for c in item.corrections}
+        corrected.extend(pos in changed for pos, _ in item.kingdom.cells())
+        read.extend(cell for _, cell in item.read.cells())
+    return ConfirmedSquares(tiles, np.asarray(corrected, bool), read)

@@ -12,7 +12,11 @@
     folders as published;
 (c) ``mighty-duel/tiles`` and the 7×7 board ``game1`` with a model trained on
     ``aau-boards`` and ``phone-tiles`` only (and the synthetic scenes built
-    from ``aau-boards``).
+    from ``aau-boards``);
+(d) with ``--corrections DIR...``, the kingdoms players confirmed (:mod:`scorer.confirmed`),
+    grouped by source photo in the same folds: every fold is trained with and without
+    them, and the report gives (a) and (b) both ways, and the squares of the confirmed
+    kingdoms alone, held out by photo: the real-use accuracy.
 
 (a) and (b) share one set of folds: each fold holds out some kingdoms and some
 photos together, and trains on everything else (without Mighty Duel data). The
@@ -64,7 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(rest)
     start = time.perf_counter()
     root = datasets.data_dir(args.data)
-    result = evaluate(root, folds=args.folds, seed=args.seed, jobs=args.jobs)
+    result = evaluate(
+        root, folds=args.folds, seed=args.seed, jobs=args.jobs, corrections=args.corrections
+    )
     result["seconds"] = round(time.perf_counter() - start, 1)
     report = format_report(result)
     print(report)
@@ -96,29 +102,40 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
+    parser.add_argument(
+        "--corrections",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="folders of kingdoms players confirmed: measured with and without them, and "
+        "on their squares alone (held out by photo)",
+    )
     return parser
 
 
-def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[str, Any]:
-    """Compute every figure; return them as a JSON-ready dict with a ``summary``."""
+def evaluate(
+    root: Path,
+    folds: int = 5,
+    seed: int = 0,
+    jobs: int = 1,
+    corrections: Sequence[str | Path] = (),
+) -> dict[str, Any]:
+    """Compute every figure; return them as a JSON-ready dict with a ``summary``.
+
+    With ``corrections`` (folders of kingdoms players confirmed), their squares join the
+    folds, grouped by source photo, and every fold is trained twice, with and without
+    them: the figures are those with them, ``without_confirmed`` those without, and
+    ``confirmed`` the figures on the confirmed squares alone.
+    """
     boards = datasets.load_aau_boards(root)
     tiles = collect_tiles(root, ("aau", "phone"))
+    confirmed = [datasets.load_confirmed(folder) for folder in corrections]
+    tiles += [t for c in confirmed for t in c.tiles]
     features = training_features(tiles, boards, views=JITTERED_VIEWS, seed=seed, jobs=jobs)
     log = _progress()
     log(f"{len(tiles)} crops, {len(features.y)} feature rows")
-    is_test_view = features.original
-    n_crops = len(tiles)
-    proba = np.zeros((n_crops, len(TOKENS)))
     crop_groups = np.array([t.group for t in tiles])
-    for k, (_, test_idx) in enumerate(
-        GroupKFold(n_splits=folds).split(np.zeros(n_crops), groups=crop_groups)
-    ):
-        test_groups = set(crop_groups[test_idx])
-        held = np.isin(features.groups, list(test_groups))
-        model = fit_model(features.select(~held), seed=seed)
-        rows = features.select(held & is_test_view)
-        proba[rows.origin] = model.expand_proba(model.predict_proba(rows.X))
-        log(f"fold {k + 1}/{folds} done")
+    proba, _ = held_out_proba(features, crop_groups, folds, seed=seed, log=log)
     sources = np.array([t.source for t in tiles])
     truth = np.array([t.cell.token for t in tiles])
     aau = _aau_figures(boards, proba[sources == "aau"])
@@ -142,7 +159,7 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
         "duel_game1_squares_right": duel["game1"]["right"],
         "duel_game1_squares": duel["game1"]["squares"],
     }
-    return {
+    result: dict[str, Any] = {
         "summary": summary,
         "folds": folds,
         "seed": seed,
@@ -150,6 +167,103 @@ def evaluate(root: Path, folds: int = 5, seed: int = 0, jobs: int = 1) -> dict[s
         "phone": phone,
         "duel": duel,
     }
+    if confirmed:
+        mine = sources == datasets.CONFIRMED_SOURCE
+        without, _ = held_out_proba(
+            features, crop_groups, folds, seed=seed, train=~features_of(features, mine), log=log
+        )
+        before = _aau_figures(boards, without[sources == "aau"])
+        result["without_confirmed"] = {
+            "aau_squares_right": before["decoded"]["both"],
+            "aau_boards_exact_score": before["boards_exact_score"],
+            "phone_tiles_right": _tile_figures(
+                truth[sources == "phone"], without[sources == "phone"]
+            )["both"],
+        }
+        alone = confirmed_figures(confirmed, proba[mine], without[mine])
+        result["confirmed"] = alone
+        summary["confirmed_squares_right"] = alone["with"]["both"]
+        summary["confirmed_squares_right_without"] = alone["without"]["both"]
+        summary["confirmed_read_right_at_the_table"] = alone["read_right"]
+    return result
+
+
+def features_of(features: FeatureSet, crops: np.ndarray) -> np.ndarray:
+    """The feature rows of the chosen crops (``crops``: one boolean per crop); the rows of
+    the synthetic scenes (``origin`` -1) belong to no crop."""
+    return np.asarray((features.origin >= 0) & crops[np.maximum(features.origin, 0)], bool)
+
+
+def held_out_proba(
+    features: FeatureSet,
+    crop_groups: np.ndarray,
+    folds: int,
+    *,
+    seed: int = 0,
+    train: np.ndarray | None = None,
+    log: Any = None,
+    **params: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each crop's probabilities from a model that never saw its group, by grouped folds.
+
+    Parameters
+    ----------
+    features : FeatureSet
+        Every row; a fold trains on the rows outside its held-out groups.
+    crop_groups : numpy.ndarray
+        The group of each crop (``features.origin`` indexes it).
+    folds : int
+        Folds of :class:`sklearn.model_selection.GroupKFold`.
+    train : numpy.ndarray, optional
+        One boolean per row: the rows a fold may train on (all, when omitted).
+    **params
+        Passed to :func:`scorer.lab.train.fit_model`.
+
+    Returns
+    -------
+    proba : numpy.ndarray
+        ``crops × len(TOKENS)`` probabilities.
+    fold : numpy.ndarray
+        The fold that predicted each crop.
+    """
+    n_crops = len(crop_groups)
+    proba = np.zeros((n_crops, len(TOKENS)))
+    fold_of = np.full(n_crops, -1)
+    allowed = np.ones(len(features.y), bool) if train is None else train
+    for k, (_, test_idx) in enumerate(
+        GroupKFold(n_splits=folds).split(np.zeros(n_crops), groups=crop_groups)
+    ):
+        held = np.isin(features.groups, list(set(crop_groups[test_idx])))
+        model = fit_model(features.select(~held & allowed), seed=seed, **params)
+        rows = features.select(held & features.original)
+        proba[rows.origin] = model.expand_proba(model.predict_proba(rows.X))
+        fold_of[rows.origin] = k
+        if log is not None:
+            log(f"fold {k + 1}/{folds} done")
+    return proba, fold_of
+
+
+def confirmed_figures(
+    confirmed: Sequence[datasets.ConfirmedSquares], with_: np.ndarray, without: np.ndarray
+) -> dict[str, Any]:
+    """Figures on the confirmed squares alone, held out by photo: read by a model trained
+    with the other photos' confirmed squares and without any; on the squares the players
+    corrected; and the share the program read right at the table (not corrected)."""
+    truth = np.array([t.cell.token for c in confirmed for t in c.tiles])
+    corrected = np.concatenate([c.corrected for c in confirmed])
+    figures: dict[str, Any] = {
+        "photos": len({t.group for c in confirmed for t in c.tiles}),
+        "squares": len(truth),
+        "corrected": int(corrected.sum()),
+        "read_right": float(1 - corrected.mean()) if len(truth) else 0.0,
+        "with": _tile_figures(truth, with_),
+        "without": _tile_figures(truth, without),
+    }
+    for name, proba in (("with", with_), ("without", without)):
+        predicted = np.array([TOKENS[i] for i in proba.argmax(axis=1)])
+        right = predicted[corrected] == truth[corrected]
+        figures[name]["corrected_right"] = float(right.mean()) if len(right) else None
+    return figures
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -220,7 +334,40 @@ def format_report(result: dict[str, Any]) -> str:
         + (", ".join(duel["game1"]["mistakes"]) if duel["game1"]["mistakes"] else "none"),
         "",
     ]
+    if "confirmed" in result:
+        lines += _confirmed_lines(result)
     return "\n".join(lines)
+
+
+def _confirmed_lines(result: dict[str, Any]) -> list[str]:
+    """The report's section on the kingdoms players confirmed."""
+    c, before = result["confirmed"], result["without_confirmed"]
+    s = result["summary"]
+
+    def corrected(figures: dict[str, Any]) -> str:
+        value = figures["corrected_right"]
+        return "–" if value is None else _pct(value)
+
+    return [
+        "## (d) Kingdoms players confirmed, held out by photo",
+        "",
+        f"{c['squares']} squares from {c['photos']} photos, {c['corrected']} of them corrected "
+        f"by the players. Read right at the table (not corrected): {_pct(c['read_right'])}.",
+        "",
+        "| measure | without them | with them |",
+        "|---|---|---|",
+        f"| confirmed squares fully right | {_pct(c['without']['both'])} | "
+        f"{_pct(c['with']['both'])} |",
+        f"| squares the players corrected, now right | {corrected(c['without'])} | "
+        f"{corrected(c['with'])} |",
+        f"| aau-boards squares fully right (decoded) | {_pct(before['aau_squares_right'])} | "
+        f"{_pct(s['aau_squares_right'])} |",
+        f"| aau-boards boards with the exact property score | "
+        f"{_pct(before['aau_boards_exact_score'])} | {_pct(s['aau_boards_exact_score'])} |",
+        f"| phone-tiles fully right | {_pct(before['phone_tiles_right'])} | "
+        f"{_pct(s['phone_tiles_right'])} |",
+        "",
+    ]
 
 
 def _aau_figures(boards: Sequence[datasets.Board], proba: np.ndarray) -> dict[str, Any]:

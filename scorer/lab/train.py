@@ -12,7 +12,10 @@ the ``aau-boards`` (:mod:`scorer.lab.synth`), cut through their true corners, ar
 added as they are: a square as the pipeline cuts it from a photo, with the
 scene's light, perspective and camera. Training is seeded, so the same data
 gives the same model, and a model that does not fit its own training crops is
-refused rather than written.
+refused rather than written. With ``--corrections DIR...``, the squares of the
+kingdoms players confirmed (:mod:`scorer.confirmed`) are added like the phone crops,
+grouped by source photo, and the metadata records how many (corrected ones too) and the
+sha256 of each folder's bundle.
 
 The helpers here (:func:`collect_tiles`, :func:`featurize`, :func:`fit_model`)
 are shared with :mod:`scorer.lab.evaluate`, which uses them to train on folds; the
@@ -36,6 +39,7 @@ import cv2
 import numpy as np
 import sklearn
 
+from scorer.confirmed import ConfirmedStore, ConfirmedStoreError, sha256
 from scorer.detect import BoardLocation, rectify
 from scorer.lab import datasets
 from scorer.lab.datasets import Tile
@@ -173,6 +177,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--views", type=int, default=JITTERED_VIEWS, help="jittered copies per crop"
     )
     parser.add_argument(
+        "--corrections",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="folders of kingdoms players confirmed (the page's folder, or bundles imported "
+        "with python -m scorer.lab.corrections import): their squares are added, grouped by "
+        "source photo",
+    )
+    parser.add_argument(
         "--learn-words",
         action="store_true",
         help=f"learn the visual vocabulary again (scorer/data/{WORDS_FILE}) and stop; "
@@ -185,6 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _learn_words(root, args.seed)
     tiles = collect_tiles(root, SOURCES)
     print(f"{len(tiles)} labelled crops from {root}", file=sys.stderr)
+    try:
+        confirmed = [datasets.load_confirmed(folder) for folder in args.corrections]
+    except (FileNotFoundError, ConfirmedStoreError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    tiles += [t for c in confirmed for t in c.tiles]
     boards = datasets.load_aau_boards(root)
     features = training_features(tiles, boards, views=args.views, seed=args.seed, jobs=args.jobs)
     print(
@@ -221,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "held_out": _held_out_figures(out),
     }
+    if args.corrections:
+        metadata["corrections"] = describe_corrections(args.corrections)
     written = save_model(model, out, metadata)
     elapsed = time.perf_counter() - start
     print(
@@ -413,6 +434,32 @@ def describe_data(tiles: Sequence[Tile]) -> dict[str, Any]:
             "relabelled": sum(t.published is not None for t in mine),
         }
     return out
+
+
+def describe_corrections(folders: Sequence[str | Path]) -> dict[str, Any]:
+    """What a model learnt from confirmed kingdoms, for its metadata: the squares, the
+    corrected squares, and for each folder the sha256 of the bundle it exports (the exact
+    data) and of the bundles its kingdoms were imported from."""
+    described = []
+    for folder in folders:
+        store = ConfirmedStore(folder)
+        items = store.items()
+        described.append(
+            {
+                "folder": Path(folder).name,
+                "kingdoms": len(items),
+                "photos": len({i.photo_sha256 for i in items}),
+                "squares": sum(i.squares for i in items),
+                "corrected_squares": sum(len(i.corrections) for i in items),
+                "bundle_sha256": sha256(store.export_bundle()),
+                "imported_from": sorted({i.bundle for i in items if i.bundle}),
+            }
+        )
+    return {
+        "squares": sum(d["squares"] for d in described),
+        "corrected_squares": sum(d["corrected_squares"] for d in described),
+        "bundles": described,
+    }
 
 
 def describe_augmentation(views: int, members: int = 1) -> str:

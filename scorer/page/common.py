@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 import streamlit as st
 from numpy.typing import NDArray
 
+from scorer.i18n import N_, _, message
 from scorer.results.export import PlayerResult
 from scorer.rules.errors import BoardNotFoundError, ScorerError
 from scorer.rules.kingdom import ALL_CELLS, Cell, Kingdom, Position
@@ -24,8 +25,8 @@ APP_DIR: Final = Path(__file__).resolve().parents[2]
 TOKENS: Final = [c.token for c in ALL_CELLS]
 """Every square value a player can pick when correcting: W0 … M3, C and ``.``."""
 
-PER_PLAYER: Final = "One photo per player"
-WHOLE_TABLE: Final = "One photo of the whole table"
+PER_PLAYER: Final = N_("One photo per player")
+WHOLE_TABLE: Final = N_("One photo of the whole table")
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def show_problem(problem: Problem) -> None:
     """Show an expected failure: the message, then the next step."""
     st.error(problem.message)
     if problem.hint:
-        st.info(f"Next step: {problem.hint}")
+        st.info(_("Next step: {hint}", hint=problem.hint))
 
 
 def problem_for(err: ScorerError) -> Problem:
@@ -174,9 +175,9 @@ def problem_for(err: ScorerError) -> Problem:
     >>> problem_for(BoardNotFoundError("no kingdom-sized area of tiles found")).message
     'No kingdom-sized area of tiles found'
     """
-    message = str(err) or type(err).__name__
-    message = message[0].upper() + message[1:]
-    return Problem(type(err).__name__, message, err.hint, isinstance(err, BoardNotFoundError))
+    text = message(err) or type(err).__name__
+    text = text[0].upper() + text[1:]
+    return Problem(type(err).__name__, text, _(err.hint), isinstance(err, BoardNotFoundError))
 
 
 def plural(n: int, noun: str) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 from numpy.typing import NDArray
 
+from scorer.i18n import _, ngettext
 from scorer.page import state
 from scorer.page.common import Entry
 from scorer.results import render
@@ -19,25 +20,25 @@ from scorer.rules.scoring import Ranking, Rules
 
 def export_ui(entries: Sequence[Entry], rules: Rules, ranking: Ranking | None) -> None:
     """Download buttons: JSON (the command line's shape), CSV and the annotated picture."""
-    st.subheader("⬇️ Download")
+    st.subheader("⬇️ " + _("Download"))
     results = [e.result() for e in entries]
     cols = st.columns(3)
     cols[0].download_button(
-        "Results (JSON)",
+        _("Results (JSON)"),
         results_json(results, rules, ranking),
         file_name="kingdomino-results.json",
         mime="application/json",
         key=state.DOWNLOAD_JSON,
     )
     cols[1].download_button(
-        "Results (CSV)",
+        _("Results (CSV)"),
         results_csv(results, rules, ranking),
         file_name="kingdomino-results.csv",
         mime="text/csv",
         key=state.DOWNLOAD_CSV,
     )
     cols[2].download_button(
-        "Annotated kingdoms (PNG)",
+        _("Annotated kingdoms (PNG)"),
         annotated_png(entries),
         file_name="kingdomino-kingdoms.png",
         mime="image/png",
@@ -51,7 +52,8 @@ def annotated_png(entries: Sequence[Entry]) -> bytes:
     for e in entries:
         pictures = e.pictures or [render.draw_kingdom(e.kingdom, properties=e.breakdown.properties)]
         labelled = render.side_by_side(pictures, 500)
-        rows.append(caption_above(labelled, f"{e.name}: {e.breakdown.total} points"))
+        points = ngettext("{n} point", "{n} points", e.breakdown.total)
+        rows.append(caption_above(labelled, f"{e.name}: {points}"))
     width = max(r.shape[1] for r in rows)
     padded = [
         np.pad(r, ((0, 12), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows

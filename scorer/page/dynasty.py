@@ -12,6 +12,8 @@ from typing import Any
 
 import streamlit as st
 
+from scorer import i18n
+from scorer.i18n import _, names, ngettext, words
 from scorer.page import state
 from scorer.page.common import Entry, problem_for, show_problem
 from scorer.page.ranking import rules_line
@@ -27,7 +29,7 @@ def dynasty_ui(entries: Sequence[Entry], rules: Rules) -> None:
     above it change.
     """
     with st.expander(
-        "👑 Dynasty: three games in a row", key=state.DYNASTY_PANEL, on_change="rerun"
+        "👑 " + _("Dynasty: three games in a row"), key=state.DYNASTY_PANEL, on_change="rerun"
     ):
         dynasty_body(entries, rules)
 
@@ -41,17 +43,24 @@ def dynasty_body(entries: Sequence[Entry], rules: Rules) -> None:
         show_problem(problem_for(err))
         return
     st.caption(
-        f"A Dynasty is {DYNASTY_GAMES} games by the same players with the same rules; the "
-        "highest sum of totals wins. Ties are broken by the same steps over the three "
-        "kingdoms together (a house rule). Saved games survive a reload or a restart."
+        _(
+            "A Dynasty is {games} games by the same players with the same rules; the "
+            "highest sum of totals wins. Ties are broken by the same steps over the three "
+            "kingdoms together (a house rule). Saved games survive a reload or a restart.",
+            games=DYNASTY_GAMES,
+        )
     )
     if store.read_only_note:
-        st.info(store.read_only_note)
+        st.info(_(store.read_only_note))
     typed = st.text_input(
-        "Dynasty name", value=known[0] if known else "Dynasty 1", key=state.DYNASTY_NAME
+        _("Dynasty name"),
+        value=known[0] if known else _("Dynasty {n}", n=1),
+        key=state.DYNASTY_NAME,
     )
     name = " ".join((typed or "").split())
-    if st.button("➕ Add this game to the dynasty", key=state.SAVE_GAME, disabled=store.read_only):
+    if st.button(
+        "➕ " + _("Add this game to the dynasty"), key=state.SAVE_GAME, disabled=store.read_only
+    ):
         _add_game(store, name, entries, rules)
     problem = st.session_state.pop(state.DYNASTY_PROBLEM, None)
     if problem is not None:
@@ -63,12 +72,19 @@ def dynasty_body(entries: Sequence[Entry], rules: Rules) -> None:
             if len(games) == DYNASTY_GAMES:
                 _dynasty_ranking_ui(store.dynasty_standings(name))
             else:
-                st.caption(f"{len(games)} of {DYNASTY_GAMES} games played.")
+                st.caption(
+                    ngettext(
+                        "{n} of {games} games played.",
+                        "{n} of {games} games played.",
+                        len(games),
+                        games=DYNASTY_GAMES,
+                    )
+                )
         else:
-            st.caption("No games saved in this Dynasty yet.")
+            st.caption(_("No games saved in this Dynasty yet."))
         others = [d for d in known if d != name]
         if others:
-            st.markdown("**Other Dynasties**")
+            st.markdown("**" + _("Other Dynasties") + "**")
             for other in others:
                 _games_ui(store, store.games(other), title=other)
     except ScorerError as err:
@@ -97,7 +113,7 @@ def _add_game(store: GameStore, name: str, entries: Sequence[Entry], rules: Rule
     except ScorerError as err:
         show_problem(problem_for(err))
         return
-    st.success(f"Saved as game {game_id} of {name}.")
+    st.success(_("Saved as game {id} of {dynasty}.", id=game_id, dynasty=name))
 
 
 def refusal_for(
@@ -116,56 +132,73 @@ def refusal_for(
     'A Dynasty game needs 2 to 4 players, and this game has 1:'
     """
     if not name:
-        return "refused", "The Dynasty needs a name: type one above."
+        return "refused", _("The Dynasty needs a name: type one above.")
     waiting = [e.name for e in entries if not e.settled]
     if waiting:
-        who = " and ".join(waiting)
-        return "refused", (
-            f"{who}'s total is unconfirmed: check the outline, then press “This is right”, "
-            "correct a square or mark the corners, and add the game again."
+        return "refused", ngettext(
+            "The total of {names} is unconfirmed: check the outline, then press “This is "
+            "right”, correct a square or mark the corners, and add the game again.",
+            "The totals of {names} are unconfirmed: check the outlines, then press “This is "
+            "right”, correct a square or mark the corners, and add the game again.",
+            len(waiting),
+            names=i18n.names(waiting),
         )
     if not MIN_PLAYERS <= len(entries) <= MAX_PLAYERS:
-        what = (
-            "add the other players' kingdoms (a photo or a typed grid)"
-            if len(entries) < MIN_PLAYERS
-            else "remove the kingdoms of players who are not in this game"
-        )
-        return "refused", (
-            f"A Dynasty game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, and this game has "
-            f"{len(entries)}: {what}, then add the game."
+        if len(entries) < MIN_PLAYERS:
+            return "refused", _(
+                "A Dynasty game needs {least} to {most} players, and this game has {count}: "
+                "add the other players' kingdoms (a photo or a typed grid), then add the game.",
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+                count=len(entries),
+            )
+        return "refused", _(
+            "A Dynasty game needs {least} to {most} players, and this game has {count}: "
+            "remove the kingdoms of players who are not in this game, then add the game.",
+            least=MIN_PLAYERS,
+            most=MAX_PLAYERS,
+            count=len(entries),
         )
     names = [" ".join(e.name.split()) for e in entries]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        return "refused", (
-            f"Two players are both named {twice[0]}: give each player a different name, "
-            "then add the game."
+        return "refused", _(
+            "Two players are both named {name}: give each player a different name, "
+            "then add the game.",
+            name=twice[0],
         )
     this_game = sorted((n, e.kingdom.format()) for n, e in zip(names, entries, strict=True))
     for game in games:
         saved = sorted((p.name, p.kingdom.format()) for p in game.players)
         if saved == this_game and game.rules == rules:
-            return "saved", f"This game is already saved, as game {game.id} of {name}."
+            return "saved", _(
+                "This game is already saved, as game {id} of {dynasty}.", id=game.id, dynasty=name
+            )
     if len(games) >= DYNASTY_GAMES:
-        return "refused", (
-            f"{name} has its {DYNASTY_GAMES} games: type a new Dynasty name above to start "
-            "the next Dynasty."
+        return "refused", _(
+            "{dynasty} has its {games} games: type a new Dynasty name above to start "
+            "the next Dynasty.",
+            dynasty=name,
+            games=DYNASTY_GAMES,
         )
     if games:
         first = games[0]
         players = [p.name for p in first.players]
         if sorted(players) != sorted(names):
-            return "refused", (
-                f"{name} is played by {', '.join(players)}, and this game has "
-                f"{', '.join(names)}: give the players the names they had in the first game, "
-                "or type a new Dynasty name above."
+            return "refused", _(
+                "{dynasty} is played by {players}, and this game has {names}: give the players "
+                "the names they had in the first game, or type a new Dynasty name above.",
+                dynasty=name,
+                players=", ".join(players),
+                names=", ".join(names),
             )
         if first.rules != rules:
-            return "refused", (
-                f"{name} is played with other rules ({rules_line(first.rules)}); this game "
-                "has "
-                f"{rules_line(rules).removeprefix('Rules: ')}. Set the rules in the sidebar "
-                "as in the first game, or type a new Dynasty name above."
+            return "refused", _(
+                "{dynasty} is played with other rules ({first}); this game has {these}. Set "
+                "the rules in the sidebar as in the first game, or type a new Dynasty name above.",
+                dynasty=name,
+                first=rules_line(first.rules),
+                these=rules_line(rules).split(": ", 1)[-1],  # the rules, less "Rules: "
             )
     return None
 
@@ -180,25 +213,27 @@ def _games_ui(store: GameStore, games: Sequence[Any], title: str = "") -> None:
         when = game.created.astimezone().strftime("%Y-%m-%d %H:%M")
         label = f"{title} · " if title else ""
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.markdown(f"{label}Game {game.id} · {when} · {players}")
+        left.markdown(
+            label + _("Game {id} · {when} · {players}", id=game.id, when=when, players=players)
+        )
         right.button(
-            "🗑️ Delete",
+            "🗑️ " + _("Delete"),
             key=state.delete_game_key(game.id),
             on_click=_ask_delete,
             args=(game.id,),
             disabled=store.read_only,
         )
         if pending == game.id:
-            st.warning(f"Delete game {game.id} for good? It cannot be brought back.")
+            st.warning(_("Delete game {id} for good? It cannot be brought back.", id=game.id))
             yes, no = st.columns(2)
             yes.button(
-                "Yes, delete it",
+                _("Yes, delete it"),
                 key=state.confirm_delete_key(game.id),
                 type="primary",
                 on_click=_delete,
                 args=(store, game.id),
             )
-            no.button("Keep it", key=state.keep_game_key(game.id), on_click=_ask_delete)
+            no.button(_("Keep it"), key=state.keep_game_key(game.id), on_click=_ask_delete)
 
 
 def _ask_delete(game_id: int | None = None) -> None:
@@ -217,25 +252,32 @@ def _delete(store: GameStore, game_id: int) -> None:
 
 def _dynasty_ranking_ui(ranking: Ranking) -> None:
     """The ranking of a finished Dynasty, by the sum of its games."""
-    st.markdown(f"**Dynasty ranking** (sum of {DYNASTY_GAMES} games)")
+    st.markdown(_("**Dynasty ranking** (sum of {games} games)", games=DYNASTY_GAMES))
     winners = ranking.winners
     if len(winners) == 1:
-        st.success(f"🏆 **{winners[0]}** wins the Dynasty with {ranking.standings[0].total}.")
+        st.success(
+            "🏆 "
+            + _(
+                "**{name}** wins the Dynasty with {total}.",
+                name=winners[0],
+                total=ranking.standings[0].total,
+            )
+        )
     else:
-        st.success(f"🏆 Shared Dynasty victory: **{' and '.join(winners)}**.")
+        st.success("🏆 " + _("Shared Dynasty victory: **{names}**.", names=names(winners)))
     st.dataframe(
         [
             {
-                "Place": s.place,
-                "Player": s.name,
-                "Total": s.total,
-                "Games": " + ".join(str(b.total) for b in s.scores),
-                "Largest property": s.largest_property,
-                "Crowns": s.crowns,
+                _("Place"): s.place,
+                _("Player"): s.name,
+                _("Total"): s.total,
+                _("Games"): " + ".join(str(b.total) for b in s.scores),
+                _("Largest property"): s.largest_property,
+                _("Crowns"): s.crowns,
             }
             for s in ranking.standings
         ],
         hide_index=True,
     )
-    for text in ranking.explanations:
-        st.info(f"⚖️ {text}")
+    for tie in ranking.reasons:
+        st.info("⚖️ " + " ".join(words(sentence) for sentence in tie))

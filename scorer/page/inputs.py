@@ -8,6 +8,8 @@ from typing import Final
 
 import streamlit as st
 
+from scorer import i18n
+from scorer.i18n import _, words
 from scorer.page import state
 from scorer.page.common import (
     APP_DIR,
@@ -56,36 +58,51 @@ EXAMPLE_GRID: Final = (
 )
 
 
+def variant_label(variant: str) -> str:
+    """A variant's name in the player's language (the options keep their English keys)."""
+    small, large = STANDARD_SIZE, DUEL_SIZE
+    if VARIANTS.get(variant) == STANDARD_SIZE:
+        return _("Standard {side}×{side}", side=small)
+    if VARIANTS.get(variant) == DUEL_SIZE:
+        return _("Mighty Duel {side}×{side}", side=large)
+    return _(
+        "From each kingdom's size ({small}×{small} or {large}×{large})", small=small, large=large
+    )
+
+
 def rules_ui() -> Rules:
     """The variant and options the players chose; shown in the sidebar."""
     with st.sidebar:
-        st.header("Game")
+        st.header(_("Game"))
         variant = st.radio(
-            "Variant",
+            _("Variant"),
             list(VARIANTS),
             key=state.VARIANT,
-            help="Choose the grid size when the photo is read with the wrong number of squares.",
+            format_func=i18n.pinned(variant_label),
+            help=_("Choose the grid size when the photo is read with the wrong number of squares."),
         )
-        st.caption("Bonuses (the players choose before the game)")
+        st.caption(_("Bonuses (the players choose before the game)"))
         harmony = st.checkbox(
-            f"Harmony (+{HARMONY_BONUS})",
+            _("Harmony (+{bonus})", bonus=HARMONY_BONUS),
             key=state.HARMONY,
-            help="A complete kingdom: every square of the grid filled.",
+            help=_("A complete kingdom: every square of the grid filled."),
         )
         middle = st.checkbox(
-            f"Middle Kingdom (+{MIDDLE_KINGDOM_BONUS})",
+            _("Middle Kingdom (+{bonus})", bonus=MIDDLE_KINGDOM_BONUS),
             key=state.MIDDLE_KINGDOM,
-            help="The castle is in the centre of the kingdom.",
+            help=_("The castle is in the centre of the kingdom."),
         )
-        st.caption("Tie-break")
+        st.caption(_("Tie-break"))
         crowns_first = st.checkbox(
-            f"House rule: {CROWNS_FIRST_NAME}",
+            _("House rule: {rule}", rule=_(CROWNS_FIRST_NAME)),
             key=state.CROWNS_FIRST,
-            help="The published rules compare the largest property first, then crowns. "
-            "This house rule swaps the two steps.",
+            help=_(
+                "The published rules compare the largest property first, then crowns. "
+                "This house rule swaps the two steps."
+            ),
         )
         if crowns_first:
-            st.warning(f'House rule in play: "{CROWNS_FIRST_NAME}".')
+            st.warning(_('House rule in play: "{rule}".', rule=_(CROWNS_FIRST_NAME)))
     side = VARIANTS[variant or next(iter(VARIANTS))]
     order = TieBreakOrder.CROWNS_FIRST if crowns_first else TieBreakOrder.OFFICIAL
     return Rules(harmony=harmony, middle_kingdom=middle, tiebreak=order, side=side)
@@ -93,44 +110,55 @@ def rules_ui() -> Rules:
 
 def photos_ui() -> tuple[list[Photo], bool]:
     """Uploads and the camera; return the photos and whether one photo shows the whole table."""
-    st.subheader("Photos")
+    st.subheader(_("Photos"))
     mode = st.radio(
-        "What do the photos show?", [PER_PLAYER, WHOLE_TABLE], horizontal=True, key=state.PHOTO_MODE
+        _("What do the photos show?"),
+        [PER_PLAYER, WHOLE_TABLE],
+        horizontal=True,
+        key=state.PHOTO_MODE,
+        format_func=i18n.pinned(_),
     )
     uploads = st.file_uploader(
-        "Upload photos (JPEG, PNG, WebP or HEIC)",
+        _("Upload photos (JPEG, PNG, WebP or HEIC)"),
         type=PHOTO_TYPES,
         accept_multiple_files=True,
         key=state.UPLOADS,
-        help="Photograph from above, with the whole kingdom in frame. On a phone, Upload "
-        "also offers to take a photo with the camera.",
+        help=_(
+            "Photograph from above, with the whole kingdom in frame. On a phone, Upload "
+            "also offers to take a photo with the camera."
+        ),
     )
     photos = [Photo(u.name, u.getvalue()) for u in uploads or []]
     if st.toggle(
-        "Take a photo with this device's camera",
+        _("Take a photo with this device's camera"),
         key=state.USE_CAMERA,
-        help="Browsers allow the camera only on https:// pages or on localhost. On a phone "
-        "reaching this page over the local network, use Upload, which offers the camera.",
+        help=_(
+            "Browsers allow the camera only on https:// pages or on localhost. On a phone "
+            "reaching this page over the local network, use Upload, which offers the camera."
+        ),
     ):
-        shot = st.camera_input("Photograph a kingdom from above", key=state.CAMERA)
+        shot = st.camera_input(_("Photograph a kingdom from above"), key=state.CAMERA)
         if shot is not None:
-            photos.append(Photo("camera photo", shot.getvalue()))
+            photos.append(Photo(_("camera photo"), shot.getvalue()))
     unique = list({p.key: p for p in reversed(photos)}.values())[::-1]
     if len(unique) < len(photos):
-        st.info("The same photo was given twice; it is scored once.")
+        st.info(_("The same photo was given twice; it is scored once."))
     return unique, mode == WHOLE_TABLE
 
 
 def typed_ui() -> list[FoundKingdom]:
     """Kingdoms typed or pasted as text grids, one per player, separated by a blank line."""
-    with st.expander("⌨️ Type or paste kingdoms as text grids"):
+    with st.expander("⌨️ " + _("Type or paste kingdoms as text grids")):
         st.caption(
-            "One row a line, squares separated by spaces: a terrain letter (W wheat, F forest, "
-            "L lake, G grassland, S swamp, M mine) and its crowns, C for the castle, . for empty. "
-            "Leave a blank line between kingdoms; each kingdom is one player."
+            _(
+                "One row a line, squares separated by spaces: a terrain letter (W wheat, "
+                "F forest, L lake, G grassland, S swamp, M mine) and its crowns, C for the "
+                "castle, . for empty. Leave a blank line between kingdoms; each kingdom is "
+                "one player."
+            )
         )
         text = st.text_area(
-            "Grids",
+            _("Grids"),
             key=state.TYPED_GRIDS,
             height=180,
             placeholder=EXAMPLE_GRID,
@@ -161,9 +189,13 @@ def parse_grids(text: str) -> tuple[list[FoundKingdom], list[Problem]]:
     if len(text) > MAX_TYPED_CHARS:
         problem = Problem(
             "GridParseError",
-            f"The typed text is {len(text):,} characters long; at most {MAX_TYPED_CHARS:,} "
-            "are read, so none of it was.",
-            "Type or paste one grid per player, a blank line between them.",
+            _(
+                "The typed text is {length} characters long; at most {most} are read, "
+                "so none of it was.",
+                length=i18n.number(len(text)),
+                most=i18n.number(MAX_TYPED_CHARS),
+            ),
+            _("Type or paste one grid per player, a blank line between them."),
         )
         return kingdoms, [problem]
     typed = blocks(text)
@@ -171,30 +203,42 @@ def parse_grids(text: str) -> tuple[list[FoundKingdom], list[Problem]]:
         problems.append(
             Problem(
                 "GridParseError",
-                f"{len(typed)} kingdoms were typed; a game has at most {MAX_PLAYERS} players, "
-                f"and only the first {MAX_TYPED_KINGDOMS} are read.",
-                "Leave a blank line only between two players' kingdoms, and keep one game.",
+                _(
+                    "{count} kingdoms were typed; a game has at most {players} players, "
+                    "and only the first {read} are read.",
+                    count=len(typed),
+                    players=MAX_PLAYERS,
+                    read=MAX_TYPED_KINGDOMS,
+                ),
+                _("Leave a blank line only between two players' kingdoms, and keep one game."),
             )
         )
     for number, (first_line, block) in enumerate(typed[:MAX_TYPED_KINGDOMS], start=1):
         try:
             kingdom = Kingdom.parse(block)
         except GridParseError as err:
-            where = [f"line {err.line + first_line - 1}"] if err.line is not None else []
+            where = [_("line {n}", n=err.line + first_line - 1)] if err.line is not None else []
             if err.column is not None:
-                where.append(f"square {err.column}")
+                where.append(_("square {n}", n=err.column))
             if err.token is not None:
                 where.append(repr(err.token))
             place = f" ({', '.join(where)})" if where else ""
             problems.append(
                 Problem(
                     "GridParseError",
-                    f"Typed grid {number}{place}: {err.reason}.",
-                    "Fix that square; the other kingdoms are scored meanwhile.",
+                    _(
+                        "Typed grid {number}{place}: {reason}.",
+                        number=number,
+                        place=place,
+                        reason=words(err.wording),
+                    ),
+                    _("Fix that square; the other kingdoms are scored meanwhile."),
                 )
             )
             continue
-        kingdoms.append(FoundKingdom(f"typed-{number}", f"typed grid {number}", kingdom))
+        kingdoms.append(
+            FoundKingdom(f"typed-{number}", _("typed grid {number}", number=number), kingdom)
+        )
     return kingdoms, problems
 
 
@@ -235,4 +279,4 @@ def sample_photo() -> Photo | None:
         path = Path(named) if Path(named).is_absolute() else APP_DIR / named
     if not path.is_file():
         return None
-    return Photo(f"{path.name} (sample)", path.read_bytes(), sample=True)
+    return Photo(_("{name} (sample)", name=path.name), path.read_bytes(), sample=True)

@@ -7,15 +7,24 @@ from typing import Final
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 
-from scorer.page.common import TOKENS, Entry, FoundKingdom, PhotoView, plural
+from scorer.i18n import _, message, ngettext, words
+from scorer.page.common import TOKENS, Entry, FoundKingdom, PhotoView
 from scorer.page.photo import corners_ui
 from scorer.page.picker import image_picker
+from scorer.page.recognition import keep_ui
 from scorer.page.state import KingdomState
 from scorer.pipeline import doubtful_hint, small_squares_note
 from scorer.results import render
 from scorer.results.report import format_positions
 from scorer.rules.kingdom import Cell, Kingdom, Position, Terrain
-from scorer.rules.scoring import Rules, is_centred, is_complete, score, tileset_violations
+from scorer.rules.scoring import (
+    TERRAIN_WORDS,
+    Rules,
+    is_centred,
+    is_complete,
+    score,
+    tileset_violations,
+)
 
 TERRAIN_ICONS: Final = {
     Terrain.WHEAT: "🌾",
@@ -38,29 +47,31 @@ def kingdom_ui(
     memory = KingdomState(found.key)
     with st.container(border=True):
         head, total_box = st.container(key=f"kingdom-head-{found.key}").columns([3, 1])
-        default = f"Player {index + 1}"
+        default = _("Player {n}", n=index + 1)
         memory.restore_name()
-        typed = head.text_input("Player", key=memory.name_key, max_chars=40, placeholder=default)
+        typed = head.text_input(_("Player"), key=memory.name_key, max_chars=40, placeholder=default)
         memory.keep_name(typed or "")
         name = (typed or "").strip() or default
         head.caption(
-            f"From {found.source}" if found.photo_key else f"⌨️ Typed by hand ({found.source})"
+            _("From {source}", source=found.source)
+            if found.photo_key
+            else "⌨️ " + _("Typed by hand ({source})", source=found.source)
         )
         status = st.container()
         left, right = st.columns([2, 3] if view is not None else [1, 1])
         tools = st.container()
-        with st.expander("✏️ Correct squares", expanded=False):
+        with st.expander("✏️ " + _("Correct squares"), expanded=False):
             kingdom = correction_ui(found)
         breakdown = score(kingdom, rules)
         violations = tileset_violations(kingdom, rules)
         entry = Entry(found, name, kingdom, breakdown, violations)
         entry.player_confirmed = memory.confirmed_reading == found.kingdom
         settled = entry.settled
-        total_box.metric("Total" if settled else "Total (unconfirmed)", breakdown.total)
+        total_box.metric(_("Total") if settled else _("Total (unconfirmed)"), breakdown.total)
         if entry.corrected:
-            total_box.markdown(":blue-badge[✏️ corrected by hand]")
+            total_box.markdown(":blue-badge[✏️ " + _("corrected by hand") + "]")
         elif not settled:
-            total_box.markdown(":orange-badge[⚠️ unconfirmed]")
+            total_box.markdown(":orange-badge[⚠️ " + _("unconfirmed") + "]")
         if not settled:
             with status:
                 unconfirmed_ui(entry)
@@ -71,6 +82,8 @@ def kingdom_ui(
                 kingdom_picture(entry)
             with status if not settled else tools:  # open beside an unconfirmed total
                 corners_ui(view, found.slot, open_now=not settled)
+            with tools:
+                keep_ui(entry, view)
             breakdown_ui(entry, rules)
         else:
             with left:
@@ -84,13 +97,18 @@ def unconfirmed_ui(entry: Entry) -> None:
     """Why the total is unconfirmed, and the button by which the player confirms it."""
     reasons = "; ".join(entry.found.reasons)
     st.warning(
-        f"**Unconfirmed — check the outline.** {entry.name}'s total of {entry.breakdown.total} "
-        f"is not ranked yet: {reasons}. If the outline and the squares are right, press "
-        "“This is right”; otherwise mark the four corners below or correct a square."
+        _(
+            "**Unconfirmed — check the outline.** {name}'s total of {total} is not ranked "
+            "yet: {reasons}. If the outline and the squares are right, press “This is right”; "
+            "otherwise mark the four corners below or correct a square.",
+            name=entry.name,
+            total=entry.breakdown.total,
+            reasons=reasons,
+        )
     )
     memory = KingdomState(entry.found.key)
     st.button(
-        "✅ This is right",
+        "✅ " + _("This is right"),
         key=memory.confirm_key,
         type="primary",
         on_click=memory.confirm,
@@ -112,15 +130,17 @@ def correction_ui(found: FoundKingdom) -> Kingdom:
         memory.base = stored
     base: Kingdom = stored[1]
     st.caption(
-        "Pick a square's value: terrain letter and crowns (W wheat, F forest, L lake, "
-        "G grassland, S swamp, M mine), C castle, . empty. You can also click a square on "
-        "the labelled kingdom."
+        _(
+            "Pick a square's value: terrain letter and crowns (W wheat, F forest, L lake, "
+            "G grassland, S swamp, M mine), C castle, . empty. You can also click a square on "
+            "the labelled kingdom."
+        )
     )
     columns = [str(c + 1) for c in range(base.width)]
     table = pd.DataFrame(
         [[cell.token for cell in row] for row in base.rows],
         columns=columns,
-        index=[f"row {r + 1}" for r in range(base.height)],
+        index=[_("row {n}", n=r + 1) for r in range(base.height)],
     )
     config = {
         col: st.column_config.SelectboxColumn(col, options=TOKENS, required=True, width="small")
@@ -139,11 +159,16 @@ def correction_ui(found: FoundKingdom) -> Kingdom:
             for r in range(base.height)
         )
     except ValueError as err:
-        st.error(f"That is not a kingdom any more: {err}. The last valid grid is scored.")
+        st.error(
+            _(
+                "That is not a kingdom any more: {reason}. The last valid grid is scored.",
+                reason=message(err),
+            )
+        )
         kingdom = base
     cols = st.columns(2)
     if (kingdom != found.kingdom or base != found.kingdom) and cols[0].button(
-        "Undo all corrections", key=memory.undo_key
+        _("Undo all corrections"), key=memory.undo_key
     ):
         memory.base = (found.kingdom, found.kingdom)
         memory.next_version()
@@ -160,7 +185,7 @@ def _apply_square(found: FoundKingdom, current: Kingdom, pos: Position, widget: 
     try:
         kingdom = current.replace(pos, Cell.parse(token))
     except ValueError as err:
-        memory.square_error = str(err)
+        memory.square_error = message(err)
         return
     memory.base = (found.kingdom, kingdom)
     memory.next_version()
@@ -184,7 +209,9 @@ def photo_picture(entry: Entry, view: PhotoView) -> None:
     st.container(key=f"photo-crop-{found.key}").image(
         outlined,
         channels="BGR",
-        caption="Read inside the corners you marked" if found.marked else "Found in the photo",
+        caption=_("Read inside the corners you marked")
+        if found.marked
+        else _("Found in the photo"),
         width="stretch",
         output_format="JPEG",
     )
@@ -207,9 +234,11 @@ def kingdom_picture(entry: Entry) -> None:
     )
     entry.pictures.append(picture)
     click = image_picker(
-        picture, key=memory.picker_key, alt="The labelled kingdom: tap a square", quality=88
+        picture, key=memory.picker_key, alt=_("The labelled kingdom: tap a square"), quality=88
     )
-    st.caption("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
+    st.caption(
+        _("Labelled kingdom: each property shows squares × crowns = points. Click a square.")
+    )
     if click is not None and memory.new_click(click):
         pos = render.cell_at(
             float(click["x"]),
@@ -226,7 +255,7 @@ def kingdom_picture(entry: Entry) -> None:
         current = entry.kingdom[(r, c)].token
         st.session_state.setdefault(widget, current)
         st.selectbox(
-            f"Square in row {r + 1}, column {c + 1} is",
+            _("Square in row {row}, column {column} is", row=r + 1, column=c + 1),
             TOKENS,
             key=widget,
             on_change=_apply_square,
@@ -234,7 +263,7 @@ def kingdom_picture(entry: Entry) -> None:
         )
     error = memory.take_square_error()
     if error:
-        st.error(f"That change would not make a kingdom: {error}.")
+        st.error(_("That change would not make a kingdom: {reason}.", reason=error))
 
 
 def doubtful_words(entry: Entry, doubtful: set[Position]) -> str:
@@ -252,30 +281,27 @@ def breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
     b = entry.breakdown
     rows = [
         {
-            "Property": f"{TERRAIN_ICONS.get(p.terrain, '')} {p.terrain.value}",
-            "Squares × crowns": f"{p.squares} × {p.crowns}",
-            "Points": p.points,
+            _("Property"): f"{TERRAIN_ICONS.get(p.terrain, '')} {_(TERRAIN_WORDS[p.terrain])}",
+            _("Squares × crowns"): f"{p.squares} × {p.crowns}",
+            _("Points"): p.points,
         }
         for p in sorted(b.properties, key=lambda p: (-p.points, -p.squares))
         if p.points
     ]
     crownless = sorted((p for p in b.properties if not p.points), key=lambda p: -p.squares)
-    lines = [f"Properties: **{b.property_points}**"]
+    lines = [_("Properties: **{points}**", points=b.property_points)]
     if rules.harmony:
-        done = is_complete(entry.kingdom, rules)
-        lines.append(
-            f"Harmony: **+{b.harmony}** ("
-            + ("every square filled" if done else "not every square is filled")
-            + ")"
-        )
+        if is_complete(entry.kingdom, rules):
+            lines.append(_("Harmony: **+{bonus}** (every square filled)", bonus=b.harmony))
+        else:
+            lines.append(_("Harmony: **+{bonus}** (not every square is filled)", bonus=b.harmony))
     if rules.middle_kingdom:
-        centred = is_centred(entry.kingdom, rules)
-        lines.append(
-            f"Middle Kingdom: **+{b.middle_kingdom}** ("
-            + ("castle in the centre" if centred else "castle not in the centre")
-            + ")"
-        )
-    lines.append(f"Total: **{b.total}**")
+        bonus = b.middle_kingdom
+        if is_centred(entry.kingdom, rules):
+            lines.append(_("Middle Kingdom: **+{bonus}** (castle in the centre)", bonus=bonus))
+        else:
+            lines.append(_("Middle Kingdom: **+{bonus}** (castle not in the centre)", bonus=bonus))
+    lines.append(_("Total: **{total}**", total=b.total))
     table_col, sums_col = (st.container(), st.container()) if narrow else st.columns([3, 1])
     with table_col:
         if rows:
@@ -286,17 +312,32 @@ def breakdown_ui(entry: Entry, rules: Rules, *, narrow: bool = False) -> None:
                 height=35 * (len(rows) + 1) + 3,
             )
         else:
-            st.caption("No property has a crown yet, so none scores.")
+            st.caption(_("No property has a crown yet, so none scores."))
         if crownless:
+            listed = ", ".join(
+                ngettext(
+                    "{terrain} {n} square",
+                    "{terrain} {n} squares",
+                    p.squares,
+                    terrain=_(TERRAIN_WORDS[p.terrain]),
+                )
+                for p in crownless
+            )
             st.caption(
-                f"Without crowns, 0 points ({len(crownless)}): "
-                + ", ".join(f"{p.terrain.value} {plural(p.squares, 'square')}" for p in crownless)
+                _(
+                    "Without crowns, 0 points ({count}): {listed}",
+                    count=len(crownless),
+                    listed=listed,
+                )
             )
     with sums_col:
         st.markdown("  \n".join(lines))
         st.caption(
-            f"Largest property: {plural(b.largest_property, 'square')} · "
-            f"{plural(b.crowns, 'crown')} in the kingdom"
+            ngettext(
+                "Largest property: {n} square", "Largest property: {n} squares", b.largest_property
+            )
+            + " · "
+            + ngettext("{n} crown in the kingdom", "{n} crowns in the kingdom", b.crowns)
         )
     _warnings_ui(entry)
 
@@ -306,19 +347,33 @@ def _warnings_ui(entry: Entry) -> None:
     doubtful = set(entry.found.doubtful) - entry.edited
     if doubtful:
         st.warning(
-            f"🔍 Check {len(doubtful)} doubtful square{'s' if len(doubtful) != 1 else ''} "
-            f"(magenta frame): {doubtful_words(entry, doubtful)}."
+            "🔍 "
+            + ngettext(
+                "Check {n} doubtful square (magenta frame): {squares}.",
+                "Check {n} doubtful squares (magenta frame): {squares}.",
+                len(doubtful),
+                squares=doubtful_words(entry, doubtful),
+            )
         )
     for v in entry.violations:
         st.warning(
-            f"⚠️ This kingdom cannot exist: {v.message}. A square is probably misread; check "
-            f"{format_positions(v.positions)}."
+            "⚠️ "
+            + _(
+                "This kingdom cannot exist: {reason}. A square is probably misread; check "
+                "{squares}.",
+                reason=words(v.wording or v.message),
+                squares=format_positions(v.positions),
+            )
         )
     height, width = entry.kingdom.shape
     if entry.found.photo_key is not None and height != width:
         st.warning(
-            f"The grid found is {height}×{width}, not square: check the outline on the photo, "
-            "or mark the four corners by hand."
+            _(
+                "The grid found is {height}×{width}, not square: check the outline on the "
+                "photo, or mark the four corners by hand.",
+                height=height,
+                width=width,
+            )
         )
     small = small_squares_note(entry.found.square_px)
     if small:
@@ -326,7 +381,11 @@ def _warnings_ui(entry: Entry) -> None:
     outline = entry.found.outline_note
     if outline:
         st.info(
-            f"📐 {outline[0].upper()}{outline[1:]} on the photo, or mark the four corners by hand."
+            "📐 "
+            + _(
+                "{note} on the photo, or mark the four corners by hand.",
+                note=outline[0].upper() + outline[1:],
+            )
         )
 
 

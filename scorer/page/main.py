@@ -7,13 +7,16 @@ from typing import Final
 
 import streamlit as st
 
+from scorer.i18n import _
 from scorer.page.common import FoundKingdom, PhotoView
 from scorer.page.downloads import export_ui
 from scorer.page.dynasty import dynasty_ui
 from scorer.page.inputs import photos_ui, rules_ui, sample_photo, typed_ui
 from scorer.page.kingdom import kingdom_ui
+from scorer.page.language import language_ui
 from scorer.page.photo import photo_ui
 from scorer.page.ranking import ranking_ui, standing, summary_ui
+from scorer.page.recognition import settings_ui
 
 
 def main() -> None:
@@ -23,33 +26,41 @@ def main() -> None:
         page()
     except Exception as err:  # the last line of defence: show it, never crash the page
         st.error(
-            "Something unexpected went wrong while scoring. Your photos and corrections are "
-            "kept: try again, or remove the last photo you added."
+            _(
+                "Something unexpected went wrong while scoring. Your photos and corrections "
+                "are kept: try again, or remove the last photo you added."
+            )
         )
-        with st.expander("Details for a bug report"):
+        with st.expander(_("Details for a bug report")):
             st.code("".join(traceback.format_exception(err)), language=None)
 
 
 def page() -> None:
     """The whole page: the results first (filled in last), then the inputs and the details."""
+    language_ui()
     st.html(TAP_TARGETS_CSS)
-    st.title("👑 Kingdomino score")
+    st.title("👑 " + _("Kingdomino score"))
     top = st.container()
     rules = rules_ui()
+    settings_ui()
     photos, whole_table = photos_ui()
     typed = typed_ui()
     sample = None if photos or typed else sample_photo()
     if sample is not None:
         photos = [sample]
         st.info(
-            "This is a sample photo, already scored. Upload or take a photo of your own "
-            "kingdom to replace it."
+            _(
+                "This is a sample photo, already scored. Upload or take a photo of your own "
+                "kingdom to replace it."
+            )
         )
     if sample is not None or (not photos and not typed):
         with top:
             st.caption(
-                "Photograph each finished kingdom, check the squares, fix any the camera "
-                "misread, and see who wins — with every tie-break explained."
+                _(
+                    "Photograph each finished kingdom, check the squares, fix any the camera "
+                    "misread, and see who wins — with every tie-break explained."
+                )
             )
     found: list[FoundKingdom] = []
     views: dict[str, PhotoView] = {}
@@ -60,10 +71,10 @@ def page() -> None:
         found.extend(kingdoms)
     found.extend(typed)
     if not found:
-        st.info("Add a photo or type a kingdom's grid to see its score.")
+        st.info(_("Add a photo or type a kingdom's grid to see its score."))
         return
     details = st.container()
-    st.subheader("Kingdoms")
+    st.subheader(_("Kingdoms"))
     entries = [kingdom_ui(f, i, rules, views.get(f.photo_key or "")) for i, f in enumerate(found)]
     game = standing(entries, rules)
     with top:

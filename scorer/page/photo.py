@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from scorer import pipeline
 from scorer.detect import order_corners
+from scorer.i18n import _, language, ngettext, number
 from scorer.page.common import (
     WHOLE_TABLE,
     Analysis,
@@ -55,7 +56,7 @@ def photo_ui(
             st.markdown(f"**{photo.name}**")
             show_problem(analysis.problem)
             if details:
-                with st.expander("Details for a bug report"):
+                with st.expander(_("Details for a bug report")):
                     st.code(details, language=None)
             if analysis.preview is not None and analysis.problem.corners_help:
                 view = PhotoView(photo, analysis.preview, analysis.scale)
@@ -64,15 +65,27 @@ def photo_ui(
     assert analysis.preview is not None
     if analysis.timings:
         total = sum(analysis.timings.values())
-        parts = ", ".join(f"{k} {v:.2f} s" for k, v in analysis.timings.items())
-        st.caption(f"{photo.name}: read in {total:.1f} s ({parts}).")
+        parts = ", ".join(f"{_(k)} {number(v, 2)} s" for k, v in analysis.timings.items())
+        st.caption(
+            _(
+                "{photo}: read in {seconds} s ({parts}).",
+                photo=photo.name,
+                seconds=number(total, 1),
+                parts=parts,
+            )
+        )
     for note in analysis.kingdoms[0].file_notes if analysis.kingdoms else ():
         st.caption(f"{photo.name}: {note}")
     found = list(analysis.kingdoms)
     if not whole_table and len(found) > 1:
         st.info(
-            f"{photo.name} shows {len(found)} kingdoms; the first is scored. Choose "
-            f'"{WHOLE_TABLE}" to score each one as a player.'
+            _(
+                '{photo} shows {count} kingdoms; the first is scored. Choose "{mode}" to score '
+                "each one as a player.",
+                photo=photo.name,
+                count=len(found),
+                mode=_(WHOLE_TABLE),
+            )
         )
         found = found[:1]
     slots = [str(i + 1) for i in range(len(found))]
@@ -94,16 +107,23 @@ def _analyse_or_explain(
     photo: Photo, grid: int | None, corners: Corners | None
 ) -> tuple[Analysis, str]:
     """The photo's analysis; an unexpected failure becomes a problem and its traceback."""
-    spinning = "the kingdom inside your corners" if corners else "the kingdoms"
-    with st.spinner(f"Finding and reading {spinning} in {photo.name}…"):
+    if corners:
+        spinning = _(
+            "Finding and reading the kingdom inside your corners in {photo}…", photo=photo.name
+        )
+    else:
+        spinning = _("Finding and reading the kingdoms in {photo}…", photo=photo.name)
+    with st.spinner(spinning):
         try:
             return analyse_photo(photo.data, photo.name, grid, corners), ""
         except Exception as err:  # one bad photo must not take the other players' scores with it
             problem = Problem(
                 type(err).__name__,
-                "Something unexpected went wrong while reading this photo.",
-                "Try another photo of this kingdom, or type its grid; the other kingdoms "
-                "are scored meanwhile.",
+                _("Something unexpected went wrong while reading this photo."),
+                _(
+                    "Try another photo of this kingdom, or type its grid; the other kingdoms "
+                    "are scored meanwhile."
+                ),
             )
             return Analysis(None, 1.0, problem=problem), "".join(traceback.format_exception(err))
 
@@ -119,17 +139,28 @@ def _slot_kingdom(
     """The kingdom of one slot: read inside the player's corners if marked, else as found."""
     chosen = auto
     if corners is not None:
-        manual, _ = _analyse_or_explain(photo, grid, corners)
+        manual, _details = _analyse_or_explain(photo, grid, corners)
         if manual.problem is None and manual.kingdoms:
             chosen = replace(manual.kingdoms[0], marked=True)
         else:
-            problem = manual.problem or Problem("NoKingdom", "No kingdom inside those corners.")
-            st.error(f"{photo.name}, kingdom {_slot_name(slot)}: {problem.message}")
+            problem = manual.problem or Problem("NoKingdom", _("No kingdom inside those corners."))
+            st.error(
+                _(
+                    "{photo}, kingdom {slot}: {message}",
+                    photo=photo.name,
+                    slot=_slot_name(slot),
+                    message=problem.message,
+                )
+            )
             if problem.hint:
-                st.info(f"Next step: {problem.hint}")
+                st.info(_("Next step: {hint}", hint=problem.hint))
     if chosen is None:
         return None
-    source = f"{photo.name}, kingdom {_slot_name(slot)}" if several else photo.name
+    source = (
+        _("{photo}, kingdom {slot}", photo=photo.name, slot=_slot_name(slot))
+        if several
+        else photo.name
+    )
     return replace(chosen, key=f"{photo.key}-{slot}", slot=slot, source=source)
 
 
@@ -139,16 +170,16 @@ def _slot_name(slot: str) -> str:
     >>> _slot_name("2"), _slot_name("added-1")
     ('2', 'added by hand 1')
     """
-    return slot if slot.isdigit() else f"added by hand {slot.removeprefix('added-')}"
+    return slot if slot.isdigit() else _("added by hand {n}", n=slot.removeprefix("added-"))
 
 
 def add_kingdom_ui(view: PhotoView) -> None:
     """Let the player mark the corners of a kingdom detection missed: a new player."""
     memory = PhotoState(view.photo.key)
     if st.toggle(
-        "➕ A kingdom was missed? Mark its four corners",
+        "➕ " + _("A kingdom was missed? Mark its four corners"),
         key=add_kingdom_key(view.photo.key),
-        help="Each kingdom whose corners you mark becomes one more player.",
+        help=_("Each kingdom whose corners you mark becomes one more player."),
     ):
         corners_ui(view, memory.next_added_slot, open_now=True, adding=True)
 
@@ -156,7 +187,7 @@ def add_kingdom_ui(view: PhotoView) -> None:
 def analyse_photo(data: bytes, name: str, grid: int | None, corners: Corners | None) -> Analysis:
     """Read a photo and recognise its kingdoms; cached by content, grid and corners."""
     try:
-        return _analyse_photo_cached(data, name, grid, corners)
+        return _analyse_photo_cached(data, name, grid, corners, language())
     except ModelFileError as err:  # never cached: restoring the model fixes it without a restart
         return Analysis(None, 1.0, problem=problem_for(err))
 
@@ -169,8 +200,10 @@ def cell_model() -> classify.CellClassifier:
 
 @st.cache_data(show_spinner=False, max_entries=24)
 def _analyse_photo_cached(
-    data: bytes, name: str, grid: int | None, corners: Corners | None
+    data: bytes, name: str, grid: int | None, corners: Corners | None, lang: str
 ) -> Analysis:
+    """The analysis of :func:`analyse_photo`; ``lang``, the language of its messages, is part
+    of the cache key."""
     key = photo_key(data)
     try:
         image, info = load_image_with_info(data)
@@ -184,6 +217,7 @@ def _analyse_photo_cached(
             grid=grid,
             corners=None if corners is None else np.asarray(corners, dtype=np.float64),
             model=cell_model(),
+            file_damage=info.damage,
         )
     except ModelFileError:
         raise
@@ -195,7 +229,7 @@ def _analyse_photo_cached(
         found.append(
             FoundKingdom(
                 key=f"{key}-{i + 1}",
-                source=f"{name}, kingdom {i + 1}" if several else name,
+                source=_("{photo}, kingdom {slot}", photo=name, slot=i + 1) if several else name,
                 kingdom=item.kingdom,
                 photo_key=key,
                 board=render.fit_within(np.asarray(item.board), 700)[0],
@@ -223,15 +257,19 @@ def corners_ui(view: PhotoView, slot: str, *, open_now: bool = False, adding: bo
     """
     memory = OutlineState(view.photo.key, slot)
     if not open_now and not st.toggle(
-        "📐 Outline wrong? Mark the four corners by hand", key=memory.toggle_key
+        "📐 " + _("Outline wrong? Mark the four corners by hand"), key=memory.toggle_key
     ):
         return
     with st.container(border=True):
-        what = "the missed kingdom's" if adding else "the kingdom's"
-        st.markdown(f"**📐 Mark {what} four corners by hand**")
+        if adding:
+            st.markdown("**📐 " + _("Mark the missed kingdom's four corners by hand") + "**")
+        else:
+            st.markdown("**📐 " + _("Mark the kingdom's four corners by hand") + "**")
         st.caption(
-            "Tap the four outer corners of the kingdom, in any order. The page straightens "
-            "the kingdom and reads every square again."
+            _(
+                "Tap the four outer corners of the kingdom, in any order. The page straightens "
+                "the kingdom and reads every square again."
+            )
         )
         clicks = memory.clicks
         shown = view.preview.copy()
@@ -246,7 +284,7 @@ def corners_ui(view: PhotoView, slot: str, *, open_now: bool = False, adding: bo
             px, py = round(x * view.scale), round(y * view.scale)
             draw_click(shown, (px, py), max(6, max(shown.shape[:2]) // 70))
         value = image_picker(
-            shown, key=memory.picker_key, cursor="crosshair", alt="The photo: tap a corner"
+            shown, key=memory.picker_key, cursor="crosshair", alt=_("The photo: tap a corner")
         )
         if value is not None and len(clicks) < 4 and memory.new_click(value):
             width = float(value.get("width") or shown.shape[1])
@@ -255,22 +293,24 @@ def corners_ui(view: PhotoView, slot: str, *, open_now: bool = False, adding: bo
             y = float(value["y"]) * shown.shape[0] / height / view.scale
             memory.clicks = [*clicks, (x, y)]
             st.rerun()
-        st.caption(f"{len(clicks)} of 4 corners marked.")
+        st.caption(ngettext("{n} of 4 corners marked.", "{n} of 4 corners marked.", len(clicks)))
         left, right = st.columns(2)
-        clear = "Back to the automatic outline" if memory.manual_corners else "Clear the corners"
+        clear = (
+            _("Back to the automatic outline") if memory.manual_corners else _("Clear the corners")
+        )
         if adding or (memory.manual_corners and not slot.isdigit()):
-            clear = "Remove this kingdom" if memory.manual_corners else "Clear the corners"
+            clear = _("Remove this kingdom") if memory.manual_corners else _("Clear the corners")
         left.button(clear, key=memory.clear_key, on_click=memory.clear_corners)
         if len(clicks) == 4:
             right.button(
-                "Read the kingdom inside them",
+                _("Read the kingdom inside them"),
                 key=memory.use_key,
                 type="primary",
                 on_click=memory.use_corners,
                 args=(corners_in_order(clicks),),
             )
         if memory.manual_corners:
-            st.caption("Read from the corners you marked.")
+            st.caption(_("Read from the corners you marked."))
 
 
 def corners_in_order(clicks: Sequence[Point]) -> Corners:

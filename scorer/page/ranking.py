@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 
+from scorer.i18n import _, names, ngettext, words
 from scorer.page.common import Entry
 from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
 from scorer.rules.scoring import (
@@ -58,15 +59,19 @@ def standing(entries: Sequence[Entry], rules: Rules) -> Standing:
         return Standing(
             None,
             waiting,
-            f"{len(entries)} kingdoms: a game has at most {MAX_PLAYERS} players. "
-            "Remove a photo or a typed grid to rank them.",
+            _(
+                "{count} kingdoms: a game has at most {most} players. "
+                "Remove a photo or a typed grid to rank them.",
+                count=len(entries),
+                most=MAX_PLAYERS,
+            ),
         )
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         return Standing(
             None,
             waiting,
-            "Two players have the same name; give each player a different name to rank.",
+            _("Two players have the same name; give each player a different name to rank."),
         )
     if len(counted) < 2:
         return Standing(None, waiting)
@@ -84,12 +89,13 @@ def mixed_sizes(entries: Sequence[Entry]) -> str:
     large = any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries)
     if not (small and large):
         return ""
-    return (
-        f"⚠️ A {STANDARD_SIZE}×{STANDARD_SIZE} kingdom and a {DUEL_SIZE}×{DUEL_SIZE} kingdom "
-        "are ranked together, but the players of one game all play the same variant: "
-        f"Standard ({STANDARD_SIZE}×{STANDARD_SIZE}) or Mighty Duel ({DUEL_SIZE}×{DUEL_SIZE}). "
-        "Check that each photo shows the whole kingdom, or choose the variant in the "
-        "sidebar (☰ on a phone)."
+    return "⚠️ " + _(
+        "A {small}×{small} kingdom and a {large}×{large} kingdom are ranked together, but the "
+        "players of one game all play the same variant: Standard ({small}×{small}) or Mighty "
+        "Duel ({large}×{large}). Check that each photo shows the whole kingdom, or choose the "
+        "variant in the sidebar (☰ on a phone).",
+        small=STANDARD_SIZE,
+        large=DUEL_SIZE,
     )
 
 
@@ -101,18 +107,21 @@ def summary_ui(entries: Sequence[Entry], game: Standing) -> None:
             winners = set(game.ranking.winners)
             for s in game.ranking.standings:
                 crown = " 🏆" if s.name in winners else ""
-                lines.append(f"**{s.place}.** {s.name} — **{s.total}** points{crown}")
+                points = ngettext("**{n}** point", "**{n}** points", s.total)
+                lines.append(f"**{s.place}.** {s.name} — {points}{crown}")
         elif len(entries) == 1 and not game.waiting:
             e = entries[0]
-            lines.append(f"**{e.name}** scores **{e.breakdown.total}**.")
+            lines.append(_("**{name}** scores **{total}**.", name=e.name, total=e.breakdown.total))
         else:
             for e in entries:
                 if e.settled:
-                    lines.append(f"{e.name} — **{e.breakdown.total}** points")
+                    points = ngettext("**{n}** point", "**{n}** points", e.breakdown.total)
+                    lines.append(f"{e.name} — {points}")
         for e in game.waiting:
+            points = ngettext("{n} point", "{n} points", e.breakdown.total)
             lines.append(
-                f"⚠️ {e.name} — {e.breakdown.total} points, "
-                "**unconfirmed — check the outline** (not ranked yet)"
+                f"⚠️ {e.name} — {points}, "
+                + _("**unconfirmed — check the outline** (not ranked yet)")
             )
         st.markdown("  \n".join(lines))
         if game.problem:
@@ -124,20 +133,27 @@ def summary_ui(entries: Sequence[Entry], game: Standing) -> None:
 
 def ranking_ui(entries: Sequence[Entry], rules: Rules, game: Standing) -> None:
     """The ranking in detail: the rules in play, warnings, the table and every tie-break."""
-    st.subheader("🏆 Ranking")
+    st.subheader("🏆 " + _("Ranking"))
     st.caption(rules_line(rules))
     if rules.side == STANDARD_SIZE and any(max(e.kingdom.shape) > STANDARD_SIZE for e in entries):
         st.warning(
-            f"A kingdom is larger than {STANDARD_SIZE}×{STANDARD_SIZE}: for Mighty Duel, choose "
-            f"the {DUEL_SIZE}×{DUEL_SIZE} variant in the sidebar (☰ on a phone)."
+            _(
+                "A kingdom is larger than {small}×{small}: for Mighty Duel, choose the "
+                "{large}×{large} variant in the sidebar (☰ on a phone).",
+                small=STANDARD_SIZE,
+                large=DUEL_SIZE,
+            )
         )
     warning = mixed_sizes(entries)
     if warning:
         st.warning(warning)
     for e in game.waiting:
         st.info(
-            f"{e.name} is not ranked yet: the total is unconfirmed. Check the outline on "
-            "the photo, then press “This is right”, correct a square or mark the corners."
+            _(
+                "{name} is not ranked yet: the total is unconfirmed. Check the outline on "
+                "the photo, then press “This is right”, correct a square or mark the corners.",
+                name=e.name,
+            )
         )
     if game.problem:
         st.warning(game.problem)
@@ -148,31 +164,43 @@ def ranking_ui(entries: Sequence[Entry], rules: Rules, game: Standing) -> None:
         if len(entries) == 1 and counted:
             e = counted[0]
             st.markdown(
-                f"**{e.name}** scores **{e.breakdown.total}**. Add a second kingdom to rank."
+                _(
+                    "**{name}** scores **{total}**. Add a second kingdom to rank.",
+                    name=e.name,
+                    total=e.breakdown.total,
+                )
             )
         return
     by_name = {e.name: e for e in entries}
     table = pd.DataFrame(
         [
             {
-                "Place": s.place,
-                "Player": s.name,
-                "Total": s.total,
-                "Largest property": s.largest_property,
-                "Crowns": s.crowns,
-                "Note": "✏️ corrected by hand" if by_name[s.name].corrected else "",
+                _("Place"): s.place,
+                _("Player"): s.name,
+                _("Total"): s.total,
+                _("Largest property"): s.largest_property,
+                _("Crowns"): s.crowns,
+                _("Note"): "✏️ " + _("corrected by hand") if by_name[s.name].corrected else "",
             }
             for s in ranking.standings
         ]
     )
     winners = ranking.winners
     if len(winners) == 1:
-        st.success(f"🏆 **{winners[0]}** wins with {ranking.standings[0].total} points.")
+        st.success(
+            "🏆 "
+            + ngettext(
+                "**{name}** wins with {n} point.",
+                "**{name}** wins with {n} points.",
+                ranking.standings[0].total,
+                name=winners[0],
+            )
+        )
     else:
-        st.success(f"🏆 Shared victory: **{' and '.join(winners)}**.")
+        st.success("🏆 " + _("Shared victory: **{names}**.", names=names(winners)))
     st.dataframe(table, hide_index=True, width="stretch")
-    for text in ranking.explanations:
-        st.info(f"⚖️ {text}")
+    for tie in ranking.reasons:
+        st.info("⚖️ " + " ".join(words(sentence) for sentence in tie))
 
 
 def rules_line(rules: Rules) -> str:
@@ -187,21 +215,22 @@ def rules_line(rules: Rules) -> str:
     """
     side = rules.side
     if side is None:
-        variant = (
-            f"grid size from each kingdom ({STANDARD_SIZE}×{STANDARD_SIZE}, "
-            f"or {DUEL_SIZE}×{DUEL_SIZE} for Mighty Duel)"
+        variant = _(
+            "grid size from each kingdom ({small}×{small}, or {large}×{large} for Mighty Duel)",
+            small=STANDARD_SIZE,
+            large=DUEL_SIZE,
         )
     elif side == STANDARD_SIZE:
-        variant = f"Standard {side}×{side}"
+        variant = _("Standard {side}×{side}", side=side)
     else:
-        variant = f"Mighty Duel {side}×{side}"
+        variant = _("Mighty Duel {side}×{side}", side=side)
     parts = [
         variant,
-        f"Harmony {'on' if rules.harmony else 'off'}",
-        f"Middle Kingdom {'on' if rules.middle_kingdom else 'off'}",
+        _("Harmony on") if rules.harmony else _("Harmony off"),
+        _("Middle Kingdom on") if rules.middle_kingdom else _("Middle Kingdom off"),
     ]
     if rules.tiebreak is TieBreakOrder.CROWNS_FIRST:
-        parts.append(f'house rule "{CROWNS_FIRST_NAME}"')
+        parts.append(_('house rule "{rule}"', rule=_(CROWNS_FIRST_NAME)))
     else:
-        parts.append("official tie-break (largest property, then crowns)")
-    return "Rules: " + " · ".join(parts)
+        parts.append(_("official tie-break (largest property, then crowns)"))
+    return _("Rules: {parts}", parts=" · ".join(parts))

@@ -25,6 +25,8 @@ Corners = tuple[Point, ...]
 Store = MutableMapping[str, Any]
 
 # Widgets of the whole page.
+LANGUAGE: Final = "language"
+"""The language of the page: the browser's at first, then the player's choice."""
 VARIANT: Final = "variant"
 HARMONY: Final = "harmony"
 MIDDLE_KINGDOM: Final = "middle_kingdom"
@@ -44,6 +46,38 @@ DYNASTY_PROBLEM: Final = "dynasty_problem"
 DOWNLOAD_JSON: Final = "download-json"
 DOWNLOAD_CSV: Final = "download-csv"
 DOWNLOAD_PNG: Final = "download-png"
+KEEP_RECOGNITION: Final = "keep_recognition"
+"""The setting "Help improve recognition on this computer" (off by default)."""
+KEEP_PHOTOS: Final = "keep_photos"
+"""The second box: keep the whole photo with each confirmed kingdom."""
+RECOGNITION_PANEL: Final = "recognition_panel"
+EXPORT_RECOGNITION: Final = "export-recognition"
+DELETE_RECOGNITION: Final = "delete-recognition"
+IMPORT_RECOGNITION: Final = "import-recognition"
+IMPORT_RECOGNITION_GO: Final = "import-recognition-go"
+RECOGNITION_PROBLEM: Final = "recognition_problem"
+"""Not a widget: why the last kingdom could not be kept, shown once under it."""
+RECOGNITION_DELETE_PROBLEM: Final = "recognition_delete_problem"
+"""Not a widget: why deleting kept kingdoms failed, shown once in the panel."""
+
+
+def keep_key(kingdom_key: str) -> str:
+    """The key of the button that confirms a kingdom's squares and keeps it for recognition.
+
+    >>> keep_key("abc-1"), kept_key("abc-1"), delete_recognition_key("0123")
+    ('keep-abc-1', 'kept-abc-1', 'delete-kept-0123')
+    """
+    return f"keep-{kingdom_key}"
+
+
+def kept_key(kingdom_key: str) -> str:
+    """Not a widget: the grid of the kingdom last kept for recognition, and its id."""
+    return f"kept-{kingdom_key}"
+
+
+def delete_recognition_key(ident: str) -> str:
+    """The key of the button that deletes one kept kingdom."""
+    return f"delete-kept-{ident}"
 
 
 def delete_game_key(game_id: int) -> str:
