@@ -419,7 +419,9 @@ def _texture_features(gray: np.ndarray) -> np.ndarray:
         [
             mag.mean(axis=1),
             mag.std(axis=1),
-            np.partition(mag, ranks, axis=1)[:, ranks],
+            # a sort finds the same order statistics as a partition at four ranks, several
+            # times faster (numpy's vectorised sort)
+            np.sort(mag, axis=1)[:, ranks],
             lap.mean(axis=1),
             lap.std(axis=1),
         ]
@@ -473,17 +475,17 @@ def _crown_masks_features(yellow: np.ndarray, white: np.ndarray) -> np.ndarray:
     crown = yellow & near_white
     blob = _dilate(crown | (white & near_yellow))
     strips = []
+    blob_strips = [np.rot90(blob, k, axes=(1, 2))[:, :_BORDER] for k in range(4)]
+    strip_blobs = _count_blobs(np.concatenate(blob_strips), 15).reshape(4, n)  # one call
     for k in range(4):
-        y, w, c, b = (
-            np.rot90(m, k, axes=(1, 2))[:, :_BORDER] for m in (yellow, white, crown, blob)
-        )
+        y, w, c = (np.rot90(m, k, axes=(1, 2))[:, :_BORDER] for m in (yellow, white, crown))
         strips.append(
             np.column_stack(
                 [
                     y.mean(axis=(1, 2)),
                     w.mean(axis=(1, 2)),
                     c.mean(axis=(1, 2)),
-                    _count_blobs(b, 15),
+                    strip_blobs[k],
                     _profile_peaks(c),
                 ]
             )

@@ -87,22 +87,52 @@ def test_startup_prints_each_step_and_the_target(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     steps = {"imports": 0.3, "model": 0.03, "first": 0.4, "second": 0.3}
+    steps_cpu = {"imports cpu": 0.25, "model cpu": 0.03, "first cpu": 0.5, "second cpu": 0.4}
     seconds = {"pass": 0.02, "import cv2, numpy": 0.2}
+    run = bench_commands.Run
 
-    def fake(arguments: list[str], root: Path | None = None) -> tuple[float, str]:
+    def fake(arguments: list[str], root: Path | None = None) -> bench_commands.Run:
         if arguments[:2] == ["-m", "scorer"]:
-            return 0.8, ""
+            return run(0.8, 0.7, "")
         if arguments[1] in seconds:
-            return seconds[arguments[1]], ""
-        return 1.0, json.dumps(steps)
+            return run(seconds[arguments[1]], seconds[arguments[1]] / 2, "")
+        return run(1.0, 1.0, json.dumps(steps | steps_cpu))
 
     monkeypatch.setattr(bench_commands, "timed", fake)
     figures = bench_commands.startup("photo.jpg", repeat=2)
-    assert figures == {"interpreter": 0.02, "baseline": 0.2, "command": 0.8, **steps}
+    assert figures == {
+        "interpreter": 0.02,
+        "baseline": 0.2,
+        "command": 0.8,
+        "interpreter cpu": 0.01,
+        "baseline cpu": 0.1,
+        "command cpu": 0.7,
+        **steps,
+        **steps_cpu,
+    }
     bench_commands.print_startup(figures)
     printed = capsys.readouterr().out
     assert "4.0 × the baseline" in printed
+    # by the clock: 0.8 = 0.2 + 2 × 0.3; in CPU: 0.7 = 0.1 + 1.5 × 0.4, just within
     assert "2.00 × a warm photo (misses the target 1.5 ×: 0.65 s)" in printed
+    assert "1.50 × a warm photo (meets the target 1.5 ×: 0.70 s)" in printed
+
+
+def test_a_real_run_is_timed_by_the_clock_and_in_cpu() -> None:
+    busy = "import time\nend = time.process_time() + 0.2\nwhile time.process_time() < end: pass"
+    run = bench_commands.timed(["-c", busy + "\nprint('done')"])
+    assert run.out == "done\n"
+    assert 0.2 <= run.cpu <= run.seconds + 0.05  # one thread: no more CPU than the clock
+
+
+@pytest.mark.parametrize(
+    ("cpu", "serial", "cores", "least"),
+    [(140.0, 100.0, 2, 0.7), (100.0, 100.0, 2, 0.5), (100.0, 50.0, 4, 0.5)],
+)
+def test_least_ratio_spreads_the_pool_cpu_over_every_core(
+    cpu: float, serial: float, cores: int, least: float
+) -> None:
+    assert bench_commands.least_ratio(cpu, serial, cores) == pytest.approx(least)
 
 
 def test_batch_scores_generated_photos_one_by_one_and_in_a_pool(tmp_path: Path) -> None:
@@ -112,4 +142,6 @@ def test_batch_scores_generated_photos_one_by_one_and_in_a_pool(tmp_path: Path) 
     assert figures["same"]
     assert figures["workers"] == 2
     assert figures["serial"] > 0 and figures["parallel"] > 0
+    assert figures["serial cpu"] > 0 and figures["parallel cpu"] > 0
+    assert figures["bound"] == figures["parallel cpu"] / figures["cores"] / figures["serial"]
     assert figures["pixels"] == "long side 500–500 px"

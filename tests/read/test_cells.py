@@ -144,6 +144,36 @@ def test_colour_statistics_match_numpy_over_the_pixel_axis() -> None:
     assert np.array_equal(cells._order_statistics(planes, ranks), expected)
 
 
+def test_blobs_are_counted_mask_by_mask_in_one_stacked_call() -> None:
+    # the crown features count the blobs of many strips in one call: a blob never
+    # reaches into the next mask of the stack, even touching its edge
+    rng = np.random.default_rng(4)
+    masks = (rng.random((12, 16, 64)) < 0.35).astype(np.uint8)
+    masks[3] = 1  # one blob filling the mask, from its first row to its last
+    masks[4] = 0
+    expected = []
+    for mask in masks:
+        count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        expected.append(int((stats[1:count, cv2.CC_STAT_AREA] >= 15).sum()))
+    assert cells._count_blobs(masks, 15).tolist() == expected
+    assert expected[3] == 1 and expected[4] == 0
+
+
+def test_texture_order_statistics_are_those_of_a_partition(fixtures: Path) -> None:
+    crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted(fixtures.glob("cells/*.jpg"))]
+    gray = cells.gray_crops(crops)
+    g = np.pad(gray.astype(np.float32), ((0, 0), (1, 1), (1, 1)), mode="reflect")
+    magnitudes = []
+    for image in g:
+        gx = cv2.Sobel(image, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(image, cv2.CV_32F, 0, 1, ksize=3)
+        magnitudes.append(np.sqrt(gx * gx + gy * gy)[1:-1, 1:-1].ravel())
+    mag = np.array(magnitudes)
+    ranks = [k * mag.shape[1] // 20 for k in (5, 10, 15, 18)]
+    expected = np.partition(mag, ranks, axis=1)[:, ranks] / 255.0
+    assert np.array_equal(cells._texture_features(gray)[:, 2:6], expected)
+
+
 def test_a_forked_process_computes_features_with_its_own_threads(fixtures: Path) -> None:
     paths = sorted((fixtures / "cells").glob("*.jpg"))[:10]
     crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
