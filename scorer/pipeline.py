@@ -5,7 +5,7 @@ Detection (:mod:`scorer.detect`) proposes each kingdom's outline, reading
 them, the rules (:mod:`scorer.rules.scoring`) score what was read, and the verdict
 (:mod:`scorer.results.verdict`) says whether the program stands behind that total.
 
->>> from scorer.rules.kingdom import Kingdom
+>>> from scorer.rules.kingdom import CASTLE, Cell, Kingdom, Position
 >>> from scorer.rules.scoring import Rules
 >>> score_kingdom(Kingdom.parse("F1 F0 C"), Rules()).total
 2
@@ -14,7 +14,7 @@ them, the rules (:mod:`scorer.rules.scoring`) score what was read, and the verdi
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Final
@@ -31,7 +31,8 @@ from scorer.read.params import ReadParams
 from scorer.results.photo import KingdomReport, PhotoReport, square_side_px
 from scorer.results.report import doubtful_hint, outline_note, photo_notes, small_squares_note
 from scorer.results.verdict import kingdom_verdict
-from scorer.rules.kingdom import Kingdom
+from scorer.rules.kingdom import CASTLE, Cell, Kingdom, Position
+from scorer.rules.phrase import N_
 from scorer.rules.scoring import Rules, ScoreBreakdown, score, tileset_violations
 
 __all__ = [  # the names other modules import from here, with those the stages compose
@@ -48,8 +49,8 @@ __all__ = [  # the names other modules import from here, with those the stages c
     "square_side_px",
 ]
 
-STAGES: Final = ("detect", "rectify", "classify", "score")
-"""The timed stages of :func:`score_photo`, in order."""
+STAGES: Final = (N_("detect"), N_("rectify"), N_("classify"), N_("score"))
+"""The timed stages of :func:`score_photo`, in order (message ids: the page names them)."""
 
 
 def score_photo(
@@ -62,6 +63,7 @@ def score_photo(
     square_px: int = SQUARE_PX,
     detect_params: DetectParams | None = None,
     read_params: ReadParams | None = None,
+    file_damage: Sequence[str] = (),
 ) -> PhotoReport:
     """Find, read and score every kingdom in a photo.
 
@@ -84,6 +86,10 @@ def score_photo(
     read_params : ReadParams, optional
         The tuned values of reading and of the notes; :data:`scorer.read.params.DEFAULT`
         when omitted.
+    file_damage : sequence of str
+        What the loader found damaged in the file though most of the picture was read
+        (:attr:`scorer.photo.imageio.ImageInfo.damage`): each is a reason, first, that no
+        total read from it is confirmed.
 
     Returns
     -------
@@ -124,8 +130,10 @@ def score_photo(
         with _timed(timings, "score"):
             report = _kingdom_report(found, reading, other is not None, rules, read_params)
             report = _with_verdict(
-                report, image.shape, grid or rules.side, corners is not None, read_params
+                report, image.shape, grid or rules.side, corners is not None, rules, read_params
             )
+            if file_damage:
+                report = replace(report, reasons=(*file_damage, *report.reasons))
         reports.append(report)
     timings["total"] = sum(timings[s] for s in STAGES)
     return PhotoReport(reports, timings)
@@ -222,9 +230,12 @@ def _with_verdict(
     image_shape: tuple[int, ...],
     side: int | None,
     marked: bool,
+    rules: Rules,
     params: ReadParams,
 ) -> KingdomReport:
     """The report with its verdict: why the program does not stand behind its total, if so."""
+    unreadable = report.prediction.unreadable
+    doubtful = report.doubtful - {s.position for s in unreadable}
     reasons = kingdom_verdict(
         report.location.shape,
         report.location.corners,
@@ -232,12 +243,53 @@ def _with_verdict(
         report.square_px,
         side=side,
         detected_shape=report.detected_shape,
-        doubtful=len(report.doubtful),
+        doubtful=len(doubtful),
+        decisive=len(decisive_squares(report.prediction.kingdom, report.second_choices, rules)),
         violations=report.violations,
         marked=marked,
+        unreadable=unreadable,
         params=params,
     )
     return replace(report, reasons=reasons)
+
+
+def decisive_squares(
+    kingdom: Kingdom, second_choices: Mapping[Position, Cell], rules: Rules
+) -> tuple[Position, ...]:
+    """The doubtful squares whose most probable other reading would change the total.
+
+    A doubt that cannot change the score does not withhold confirmation; one that can
+    does, however few there are.
+
+    Parameters
+    ----------
+    kingdom : Kingdom
+        The kingdom as read.
+    second_choices : mapping of Position to Cell
+        Each doubtful square's most probable other reading.
+    rules : Rules
+
+    Returns
+    -------
+    tuple of Position
+        In reading order.
+
+    Examples
+    --------
+    >>> k = Kingdom.parse("F1 W0 C")
+    >>> decisive_squares(k, {(0, 1): Cell.parse("S0"), (0, 2): Cell.parse("F0")}, Rules())
+    ()
+    >>> decisive_squares(k, {(0, 1): Cell.parse("F0")}, Rules())
+    ((0, 1),)
+    """
+    total = score(kingdom, rules).total
+    return tuple(
+        pos
+        for pos, other in sorted(second_choices.items())
+        if CASTLE not in (other, kingdom[pos])  # a kingdom has exactly one castle
+        and other != kingdom[pos]
+        and score(kingdom.replace(pos, other), rules).total != total
+    )
 
 
 @contextmanager

@@ -330,7 +330,7 @@ def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(
     assert kingdom.warnings[0] == kingdom.outline_note == other_outline_note((5, 4), (5, 5))
 
 
-SURE = replace(READ_DEFAULT, several_doubtful=26)
+SURE = replace(READ_DEFAULT, several_doubtful=26, decisive_doubtful=26)
 """Doubtful squares never count here: the drawn kingdom holds more plain wheat than the tile
 set, so decoding doubts some squares; the other reasons are under test."""
 

@@ -14,6 +14,8 @@
 - :mod:`~scorer.detect.edges`: how sharp a grid's lines are in the photo;
 - :mod:`~scorer.detect.extent`: the steps that grow or shrink a grid to its tiles;
 - :mod:`~scorer.detect.rows`: the rules by which a row is or is not the kingdom's.
+- :mod:`~scorer.detect.light`: a dim photo's exposure and white balance evened;
+- :mod:`~scorer.detect.plausible`: the check every candidate kingdom passes.
 """
 
 from scorer.detect.find import find_kingdoms, rectify

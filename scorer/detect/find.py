@@ -2,7 +2,8 @@
 
 Detection works on a downscaled copy of the photo:
 
-1. a colour model of the table is learnt from the photo's border, and every
+1. a dim photo's exposure and white balance are evened (:mod:`scorer.detect.light`);
+   a colour model of the table is learnt from the photo's border, and every
    pixel far from it is taken as tile (:mod:`scorer.detect.table`);
 2. each large connected area of tiles becomes a few quadrilaterals, their
    sides snapped onto the strongest edges near them
@@ -13,7 +14,12 @@ Detection works on a downscaled copy of the photo:
    onto the seams, and grids are laid on the lattice of the seams and edges
    inside it (:mod:`scorer.detect.lattice`);
 4. the chosen grid is grown or shrunk by whole rows to cover the tiles
-   (:mod:`scorer.detect.extent`).
+   (:mod:`scorer.detect.extent`);
+5. every candidate passes one check: inside the photo, not a grid inside a
+   larger area of tiles, not overlapping a kingdom kept before it
+   (:mod:`scorer.detect.plausible`); for a photo colourful nearly all over, the
+   whole frame is one more hypothesis, for reading to weigh
+   (:mod:`scorer.read.verify`).
 
 :func:`rectify` then crops each kingdom from the full-resolution photo, so no
 detail is lost. Rows run from the side nearest the top of the photo.
@@ -30,11 +36,14 @@ import numpy as np
 from scorer.detect.extent import settle
 from scorer.detect.geometry import BoardLocation, check_corners, marked_quad
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
+from scorer.detect.light import balanced
 from scorer.detect.outlines import candidate_quads, choose, distinct, has_quad, rivals
-from scorer.detect.params import DEFAULT, DetectParams
+from scorer.detect.params import DEFAULT, DetectParams, PlausibleParams
+from scorer.detect.plausible import apart, inside_photo, overlap_area, plausible
 from scorer.detect.seams import locate, one_axis_clear, refine_quad
 from scorer.detect.table import lab
 from scorer.detect.view import View
+from scorer.i18n import _
 from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
 from scorer.rules.kingdom import MAX_SIZE
 
@@ -77,10 +86,14 @@ def find_kingdoms(
     work, scale = _downscale(image, params.work.side)
     if min(work.shape[:2]) < params.work.min_side:
         raise BoardNotFoundError(
-            f"no kingdom-sized area of tiles found: the image is {image.shape[1]}×"
-            f"{image.shape[0]} px, too narrow to hold a kingdom"
+            _(
+                "no kingdom-sized area of tiles found: the image is {width}×{height} px, too "
+                "narrow to hold a kingdom",
+                width=image.shape[1],
+                height=image.shape[0],
+            )
         )
-    view = View(work, grid, params)
+    view = View(balanced(work, params.light), grid, params)
     if corners is not None:
         w = params.work
         squares = grid or params.min_side
@@ -98,24 +111,36 @@ def find_kingdoms(
         if found is not None:
             located, clear = found
             (locations if clear else faint).append(located)
-    # A faint grid is a kingdom only where no clear grid overlaps it.
-    locations = _apart(locations + faint)
+    # Every candidate passes one check (:mod:`.plausible`); a faint grid is a kingdom
+    # only where no clear grid overlaps it.
+    check = params.plausible
+    mask = view.tiles.lit_mask
+    locations = apart(
+        [
+            _with_plausible_alternatives(loc, mask, check)
+            for loc in locations + faint
+            if plausible(loc, mask, check)
+        ],
+        check.max_overlap,
+    )
+    locations = _with_whole_frame(view, locations)
     if not locations:
-        whole = _whole_image(view)
-        if whole is not None:
-            locations = [whole]
-        elif areas:
+        if areas:
             raise GridNotConsistentError(
-                "found tiles but no consistent grid: the seams between the squares do not "
-                "line up into equal squares"
+                _(
+                    "found tiles but no consistent grid: the seams between the squares do not "
+                    "line up into equal squares"
+                )
             )
         else:
-            why = (
-                ""
-                if view.tiles.found_any
-                else " (the photo shows no colourful tiles apart from the table)"
+            if view.tiles.found_any:
+                raise BoardNotFoundError(_("no kingdom-sized area of tiles found"))
+            raise BoardNotFoundError(
+                _(
+                    "no kingdom-sized area of tiles found (the photo shows no colourful tiles "
+                    "apart from the table)"
+                )
             )
-            raise BoardNotFoundError(f"no kingdom-sized area of tiles found{why}")
     return [_to_original(loc, scale) for loc in _reading_order(locations)]
 
 
@@ -215,8 +240,11 @@ def _check_image(image: np.ndarray, min_side: int) -> None:
         raise ValueError(f"expected a BGR uint8 image of shape (H, W, 3), got {image.shape}")
     if min(image.shape[:2]) < min_side:
         raise BoardNotFoundError(
-            f"no kingdom-sized area of tiles found: the image is only "
-            f"{image.shape[1]}×{image.shape[0]} px"
+            _(
+                "no kingdom-sized area of tiles found: the image is only {width}×{height} px",
+                width=image.shape[1],
+                height=image.shape[0],
+            )
         )
 
 
@@ -240,38 +268,73 @@ def _to_original(location: BoardLocation, scale: float) -> BoardLocation:
     )
 
 
-def _whole_image(view: View) -> BoardLocation | None:
-    """The photo itself as one kingdom, when it is a cropped, rectified board."""
+def _with_whole_frame(view: View, locations: list[BoardLocation]) -> list[BoardLocation]:
+    """The kingdoms found, with the whole frame as more hypotheses for a cropped photo.
+
+    A photo cropped to a kingdom has its edges at the kingdom's sides, so the table
+    model learnt from its border sees tiles as table and the outlines fall inside
+    the kingdom. Where the photo is colourful nearly all over, the frame as it is
+    and with its sides snapped onto the nearest edges are measured like any outline
+    (:func:`_whole_frames`). When nothing else was found the clearer is the kingdom
+    and the other its alternative; otherwise both join the kingdom they overlap most
+    as its first alternatives, and reading decides (:mod:`scorer.read.verify`): on a
+    table of printed lines the frame's seams can be clearer than the kingdom's.
+    """
+    # The clearer first: of two hypotheses that read alike, reading keeps the earlier.
+    frames = sorted(_whole_frames(view), key=lambda loc: -loc.score)
+    if not frames:
+        return locations
+    limit = view.params.outlines.max_alternatives
+    if not locations:
+        first, *rest = frames
+        if first.score < view.params.seams.min_seam_score:
+            return []
+        return [replace(first, alternatives=tuple(rest))]
+    i = int(np.argmax([overlap_area(frames[0], loc) for loc in locations]))
+    found = locations[i]
+    alternatives = (*frames, *found.alternatives)[:limit]
+    return [
+        replace(loc, alternatives=alternatives) if j == i else loc
+        for j, loc in enumerate(locations)
+    ]
+
+
+def _whole_frames(view: View) -> list[BoardLocation]:
+    """The photo's frame as a kingdom, as it is and snapped onto the edges near it, when
+    the photo is colourful nearly all over.
+
+    Each is kept where a grid is measured in it and its corners lie in the photo;
+    none when the photo's shape or colours rule out a kingdom filling it. They are
+    not settled by the row rules: the table model learnt from a border of tiles takes
+    tiles for table, and those rules would cut rows of the kingdom.
+    """
     p = view.params.outlines
     h, w = view.work.shape[:2]
     narrowest, widest = p.whole_aspect
     if not narrowest <= w / h <= widest:
-        return None
+        return []
     colours = lab(view.work)
     chroma = np.hypot(colours[..., 1], colours[..., 2])
     if (chroma > p.whole_chroma).mean() < p.whole_colourful:
-        return None
-    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
-    return locate(view, quad, require_grid=True)
-
-
-def _apart(locations: list[BoardLocation]) -> list[BoardLocation]:
-    """Kingdoms that do not overlap, earlier first: an area may be tried whole and in parts."""
-    kept: list[BoardLocation] = []
-    for loc in locations:
-        if not any(_overlap(loc, other) for other in kept):
-            kept.append(loc)
+        return []
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    snapped = refine_quad(view, frame)
+    found = [locate(view, q, require_grid=True) for q in (frame, snapped)]
+    outside = view.params.plausible.outside_squares
+    kept = [loc for loc in found if loc is not None and inside_photo(loc, view.work.shape, outside)]
+    if len(kept) == 2 and has_quad([kept[0].corners], kept[1].corners, p, p.same_refined_px):
+        kept = kept[:1]
     return kept
 
 
-def _overlap(a: BoardLocation, b: BoardLocation) -> bool:
-    """Whether either kingdom's centre lies inside the other."""
-    for inner, outer in ((a, b), (b, a)):
-        centre = inner.corners.mean(axis=0)
-        contour = outer.corners.astype(np.float32).reshape(-1, 1, 2)
-        if cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) >= 0:
-            return True
-    return False
+def _with_plausible_alternatives(
+    location: BoardLocation, mask: np.ndarray, check: PlausibleParams
+) -> BoardLocation:
+    """The location with only those alternatives that pass the same check."""
+    kept = tuple(a for a in location.alternatives if plausible(a, mask, check))
+    if len(kept) == len(location.alternatives):
+        return location
+    return replace(location, alternatives=kept)
 
 
 def _reading_order(locations: list[BoardLocation]) -> list[BoardLocation]:

@@ -9,6 +9,7 @@ from enum import StrEnum
 import cv2
 import numpy as np
 
+from scorer.i18n import _
 from scorer.rules.errors import MarkedCornersError
 from scorer.rules.kingdom import Position
 
@@ -37,7 +38,7 @@ class BoardLocation:
     alternatives : tuple of BoardLocation
         Other outlines of the same tiles whose seams were nearly as clear
         (:func:`scorer.detect.outlines.rivals`); reading the squares decides between them
-        (:func:`scorer.read.corrections.clearest_outline`).
+        (:func:`scorer.read.verify.verified_outline`).
     """
 
     corners: np.ndarray
@@ -269,23 +270,33 @@ def marked_quad(
     try:
         points = np.asarray(corners, dtype=np.float64).reshape(4, 2)
     except (TypeError, ValueError):
-        raise MarkedCornersError("mark four corners, each as two numbers x, y") from None
+        raise MarkedCornersError(_("mark four corners, each as two numbers x, y")) from None
     if not np.isfinite(points).all():
-        raise MarkedCornersError("the corners marked must be finite numbers, not inf or nan")
+        raise MarkedCornersError(_("the corners marked must be finite numbers, not inf or nan"))
     height, width = int(image_shape[0]), int(image_shape[1])
     slack = margin * max(height, width)
     for x, y in points:
         if not (-slack <= x <= width + slack and -slack <= y <= height + slack):
             raise MarkedCornersError(
-                f"the corners marked lie outside the photo: ({x:.6g}, {y:.6g}) is beyond its "
-                f"{width}×{height} px"
+                _(
+                    "the corners marked lie outside the photo: {point} is beyond its "
+                    "{width}×{height} px",
+                    point="(" + format(x, ".6g") + ", " + format(y, ".6g") + ")",
+                    width=width,
+                    height=height,
+                )
             )
     quad = order_corners(points)
     shortest = float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).min())
     if shortest < squares * min_square:
         raise MarkedCornersError(
-            f"the corners marked are only {shortest:.0f} px apart: too small to hold "
-            f"{squares} squares a side (at least {squares * min_square:.0f} px)"
+            _(
+                "the corners marked are only {apart} px apart: too small to hold {squares} "
+                "squares a side (at least {least} px)",
+                apart=format(shortest, ".0f"),
+                squares=squares,
+                least=format(squares * min_square, ".0f"),
+            )
         )
     return quad
 
@@ -295,8 +306,10 @@ def check_corners(quad: np.ndarray, min_side: int) -> None:
     contour = quad.reshape(-1, 1, 2).astype(np.float32)
     if not cv2.isContourConvex(contour) or cv2.contourArea(contour) < min_side**2:
         raise MarkedCornersError(
-            "the four corners marked do not outline a kingdom: mark four distinct corners "
-            "of the kingdom, going round it"
+            _(
+                "the four corners marked do not outline a kingdom: mark four distinct corners "
+                "of the kingdom, going round it"
+            )
         )
 
 

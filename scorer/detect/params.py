@@ -615,6 +615,43 @@ class ExtentParams:
 
 
 @dataclass(frozen=True)
+class LightParams:
+    """How the working image's light is evened (:mod:`scorer.detect.light`)."""
+
+    dim_gain: float = 1.25
+    """Gain on the highlights (to reach the target) from which a photo is dim and evened."""
+
+    max_cast: float = 2.5
+    """Largest gain (and its inverse the smallest) grey world puts on one colour channel."""
+
+    exposure_quantile: float = 99.0
+    """Percentile (0–100) of the brightest channel that is brought up to the target."""
+
+    exposure_target: float = 230.0
+    """Level (0–255) the exposure percentile is brightened to; a photo is never darkened."""
+
+
+@dataclass(frozen=True)
+class PlausibleParams:
+    """The check every candidate kingdom passes (:mod:`scorer.detect.plausible`)."""
+
+    outside_squares: float = 0.5
+    """Squares of its own grid by which a candidate's corner may lie beyond the photo."""
+
+    in_photo_share: float = 0.5
+    """Share of the strip beyond a side (0–1) that must lie in the photo for the side to count."""
+
+    surrounded_tile: float = 0.8
+    """Share of tile pixels (0–1) in the strip beyond a side from which that side has tiles."""
+
+    min_sides_seen: int = 2
+    """Sides with the photo beyond them needed before a candidate can be surrounded by tiles."""
+
+    max_overlap: float = 0.2
+    """Share of the smaller candidate's area (0–1) two kingdoms may share; beyond, one goes."""
+
+
+@dataclass(frozen=True)
 class DetectParams:
     """All tuned values of detection, one group per stage."""
 
@@ -641,6 +678,12 @@ class DetectParams:
 
     extent: ExtentParams = field(default_factory=ExtentParams)
     """The row rules that fit the grid's extent."""
+
+    plausible: PlausibleParams = field(default_factory=PlausibleParams)
+    """The check that every candidate can be a kingdom."""
+
+    light: LightParams = field(default_factory=LightParams)
+    """How the working image's exposure and white balance are evened."""
 
 
 DEFAULT: Final = DetectParams()

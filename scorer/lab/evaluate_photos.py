@@ -88,7 +88,12 @@ class Reader:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the evaluation and write the report."""
+    """Run the evaluation and write the report (``--matrix``: the condition matrix)."""
+    given = sys.argv[1:] if argv is None else list(argv)
+    if "--matrix" in given:
+        from scorer.lab.matrix import matrix_main
+
+        return matrix_main(given)
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -102,7 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = range(args.seed, args.seed + args.n)
     folds: list[tuple[list[Board], Reader | None]] = [(list(boards), classify)]
     if args.held_out and classify is not None:
-        folds = list(held_out_folds(root, boards, args.jobs))
+        from scorer.lab.matrix import fold_classifiers  # the same folds, cached on disk
+
+        folds = [(b, Reader(m)) for b, m in fold_classifiers(root, boards, args.jobs)]
     results = []
     reader_of: dict[str, Reader] = {}
     for seed in seeds:
@@ -746,6 +753,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--data", default=None, help="labelled data folder (default ../shared/data)")
     p.add_argument("--no-model", action="store_true", help="measure detection only")
     p.add_argument("--model", default=None, help="model folder (default: the committed model)")
+    p.add_argument(
+        "--matrix",
+        action="store_true",
+        help="the condition matrix instead (scorer.lab.matrix; --conditions, --kingdoms, "
+        "--seed, --jobs, --no-write)",
+    )
     p.add_argument(
         "--held-out",
         action="store_true",

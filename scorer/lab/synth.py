@@ -18,14 +18,29 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import cv2
 import numpy as np
 
+from scorer.lab import scene_conditions as sc
 from scorer.lab.datasets import Board
-from scorer.rules.kingdom import CASTLE, EMPTY, Kingdom
+from scorer.lab.scene_conditions import CONDITIONS, TABLES, Condition, Light
+from scorer.rules.kingdom import CASTLE, EMPTY, Kingdom, Position
+
+__all__ = [
+    "BACKGROUNDS",
+    "CONDITIONS",
+    "TABLES",
+    "Condition",
+    "Light",
+    "Scene",
+    "SceneKingdom",
+    "degrade",
+    "demo_board",
+    "make_scene",
+]
 
 BACKGROUNDS: Final = ("wood", "cloth", "carpet", "paper", "mat")
 """The kinds of table a scene is laid on."""
@@ -48,11 +63,18 @@ class SceneKingdom:
         The labels in the photo's orientation; removed squares are empty.
     board : str
         Name of the source board.
+    hidden : frozenset of Position
+        Squares (in the photo's orientation) that glare or a hand hides from view:
+        at least :data:`scorer.lab.scene_conditions.HIDDEN_SHARE` of their area.
+    cut : bool
+        Whether the photo's edge cuts the kingdom (its corners then lie partly outside).
     """
 
     corners: np.ndarray
     kingdom: Kingdom
     board: str
+    hidden: frozenset[Position] = field(default_factory=frozenset)
+    cut: bool = False
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -68,6 +90,7 @@ class Scene:
     kingdoms: list[SceneKingdom]
     background: str
     seed: int
+    condition: Condition | None = None
 
 
 def make_scene(
@@ -77,6 +100,7 @@ def make_scene(
     n_kingdoms: int | None = None,
     background: str | None = None,
     remove_cells: bool | None = None,
+    condition: Condition | None = None,
 ) -> Scene:
     """Generate one table photo from a seed.
 
@@ -92,14 +116,23 @@ def make_scene(
         One of :data:`BACKGROUNDS`; drawn when not given.
     remove_cells : bool, optional
         Take some squares away from the kingdoms; drawn when not given.
+    condition : Condition, optional
+        A hard condition to photograph the scene under
+        (:data:`scorer.lab.scene_conditions.CONDITIONS`); its kingdom count, table and
+        removal apply where the arguments above are not given. Without one, the
+        ordinary random scene.
 
     Returns
     -------
     Scene
     """
+    if condition is not None:
+        n_kingdoms = condition.n_kingdoms if n_kingdoms is None else n_kingdoms
+        background = condition.background if background is None else background
+        remove_cells = condition.remove_cells if remove_cells is None else remove_cells
     rng = np.random.default_rng(seed)
     for _ in range(20):
-        scene = _draw_scene(rng, seed, boards, n_kingdoms, background, remove_cells)
+        scene = _draw_scene(rng, seed, boards, n_kingdoms, background, remove_cells, condition)
         if scene is not None:
             return scene
     raise RuntimeError(f"could not lay out a scene for seed {seed}")
@@ -112,22 +145,35 @@ def _draw_scene(
     n_kingdoms: int | None,
     background: str | None,
     remove_cells: bool | None,
+    condition: Condition | None = None,
 ) -> Scene | None:
     """One attempt at a scene; None when a kingdom would leave the photo."""
+    cond = Condition("drawn") if condition is None else condition
     if n_kingdoms is None:
         n_kingdoms = int(rng.choice([1, 1, 1, 1, 1, 1, 2, 2, 3]))
     if background is None:
         background = str(rng.choice(BACKGROUNDS))
     # The table plane, in its own units; the camera maps it onto the photo.
     out_w, out_h = _photo_size(rng)
+    if cond.megapixels is not None:
+        scale = np.sqrt(cond.megapixels * 1e6 / (out_w * out_h))
+        out_w, out_h = int(np.round(out_w * scale)), int(np.round(out_h * scale))
     tilt = float(rng.uniform(0.0, 45.0))
+    if cond.tilt is not None:
+        tilt = cond.tilt
+    elif cond.upright:
+        tilt = float(rng.uniform(0.0, 20.0))
     plane_w = out_w
     plane_h = int(out_h / np.cos(np.radians(tilt)))
     table = _background(rng, background, plane_w, plane_h)
     shadow_of_tiles = np.zeros((plane_h, plane_w), np.float32)
 
     side = min(plane_w, plane_h)
-    if n_kingdoms == 1:
+    if cond.kingdom_area is not None:
+        k_side = float(np.sqrt(cond.kingdom_area * plane_w * plane_h))
+    elif cond.upright:
+        k_side = float(rng.uniform(0.65, 0.8)) * side
+    elif n_kingdoms == 1:
         k_side = float(rng.uniform(0.35, 0.75)) * side
     else:
         k_side = float(rng.uniform(0.25, 0.42)) * side
@@ -139,18 +185,24 @@ def _draw_scene(
         kingdom, alpha = _remove_cells(rng, board, remove_cells)
         spot = _free_spot(rng, occupied, k_side, plane_w, plane_h)
         if spot is None:
+            if condition is not None:  # a condition's kingdom count is part of its recipe
+                return None
             break
         cx, cy = spot
         angle = float(rng.uniform(0, 360))
+        if cond.upright:  # nearly square to the frame, so that a crop can follow its edge
+            angle = float(rng.integers(4) * 90 + rng.uniform(-5, 5))
         corners = _paste(table, shadow_of_tiles, board.image, alpha, (cx, cy), k_side, angle)
         occupied.append((cx, cy, k_side * 0.75))
         extent, kingdom = _extent(kingdom)
         placed.append((_extent_corners(corners, board.kingdom.shape, extent), kingdom, board.name))
 
     _distractors(rng, table, shadow_of_tiles, boards, occupied, k_side)
+    if cond.clutter:
+        _clutter(rng, table, shadow_of_tiles, boards, occupied, k_side)
     table = _tile_shadows(table, shadow_of_tiles, rng)
 
-    h = _camera(rng, plane_w, plane_h, out_w, out_h)
+    h = _camera(rng, plane_w, plane_h, out_w, out_h, None if cond.tilt is None else tilt)
     margin = 0.02 * min(out_w, out_h)
     for corners, _, _ in placed:
         img = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(4, 2)
@@ -161,16 +213,65 @@ def _draw_scene(
         ):
             return None
     photo = cv2.warpPerspective(table, h, (out_w, out_h), borderMode=cv2.BORDER_REFLECT)
-    photo = _lighting(rng, photo)
-    photo = _exposure(rng, photo)
-    photo = degrade(rng, photo)
+    if condition is None:
+        photo = _lighting(rng, photo)
+        photo = _exposure(rng, photo)
+        photo = degrade(rng, photo)
+        kingdoms = []
+        for corners, kingdom, name in placed:
+            img_corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(4, 2)
+            ordered, turned = _photo_orientation(img_corners, kingdom)
+            kingdoms.append(SceneKingdom(ordered, turned, name))
+        return Scene(photo, kingdoms, background, seed)
+    return _photograph(rng, seed, photo, h, placed, background, condition)
 
+
+def _photograph(
+    rng: _Rng,
+    seed: int,
+    photo: _Image,
+    h: np.ndarray,
+    placed: list[tuple[np.ndarray, Kingdom, str]],
+    background: str,
+    cond: Condition,
+) -> Scene:
+    """Light, occlude, blur, crop and compress a condition's photo; record what it hides."""
+    first = cv2.perspectiveTransform(placed[0][0].reshape(-1, 1, 2), h).reshape(4, 2)
+    first_kingdom = placed[0][1]
+    hidden_mask = np.zeros(photo.shape[:2], np.float32)
+    level = 0.5
+    if cond.hand:
+        photo, hidden_mask = sc.hand_over_corner(
+            rng, photo, first, first_kingdom.shape, first_kingdom.castle
+        )
+    photo = _lighting(rng, photo)
+    if cond.shadow:
+        photo = sc.half_shadow(rng, photo, first)
+    photo = _exposure(rng, photo)
+    if cond.light is not None:
+        photo = sc.apply_light(rng, photo, cond.light)
+    if cond.glare:
+        photo, hidden_mask = sc.glare_spot(rng, photo, first, first_kingdom.shape)
+        level = sc.WASHED
+    if cond.motion_blur:
+        photo = sc.motion_blur(rng, photo)
+    offset = np.zeros(2)
+    if cond.upright:
+        margin = 0.0 if cond.crop_margin is None else cond.crop_margin
+        x0, y0, x1, y1 = sc.crop_box(first, photo.shape[1::-1], margin, cond.cut, rng)
+        photo = np.ascontiguousarray(photo[y0:y1, x0:x1])
+        hidden_mask = hidden_mask[y0:y1, x0:x1]
+        offset = np.array([x0, y0], np.float64)
+    photo = degrade(rng, photo, quality=cond.jpeg_quality)
     kingdoms = []
-    for corners, kingdom, name in placed:
+    for k, (corners, kingdom, name) in enumerate(placed):
         img_corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), h).reshape(4, 2)
-        ordered, turned = _photo_orientation(img_corners, kingdom)
-        kingdoms.append(SceneKingdom(ordered, turned, name))
-    return Scene(photo, kingdoms, background, seed)
+        ordered, turned = _photo_orientation(img_corners - offset, kingdom)
+        hidden: frozenset[Position] = frozenset()
+        if k == 0 and (cond.glare or cond.hand):
+            hidden = sc.hidden_squares(hidden_mask, ordered, turned.shape, level)
+        kingdoms.append(SceneKingdom(ordered, turned, name, hidden, cut=cond.cut and k == 0))
+    return Scene(photo, kingdoms, background, seed, cond)
 
 
 def demo_board(seed: int = 0) -> Board:
@@ -212,7 +313,9 @@ def _photo_size(rng: _Rng) -> tuple[int, int]:
 
 
 def _background(rng: _Rng, kind: str, w: int, h: int) -> _Image:
-    """A table texture of the given kind."""
+    """A table texture of the given kind (:data:`BACKGROUNDS` or :data:`TABLES`)."""
+    if kind in TABLES:
+        return sc.condition_table(rng, kind, w, h)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
         base = np.array([rng.uniform(30, 90), rng.uniform(70, 130), rng.uniform(120, 190)])
@@ -410,6 +513,69 @@ def _distractors(
         table[...] = np.where(keep, table, lines)
 
 
+def _clutter(
+    rng: _Rng,
+    table: _Image,
+    shadow: np.ndarray,
+    boards: Sequence[Board],
+    occupied: list[tuple[float, float, float]],
+    k_side: float,
+) -> None:
+    """Other game parts beside the kingdoms: a box lid's edge, loose dominoes, castles."""
+    h, w = table.shape[:2]
+    lid_side = int(rng.integers(4))  # the lid lies along one edge of the table
+    room = [
+        min(x - r for x, _, r in occupied),
+        min(y - r for _, y, r in occupied),
+        min(w - x - r for x, _, r in occupied),
+        min(h - y - r for _, y, r in occupied),
+    ][lid_side]
+    depth = int(min(0.25 * min(w, h), room - 0.05 * k_side))
+    if depth > 10:
+        lid = np.zeros((h, w), np.float32)
+        box = [(0, 0, depth, h), (0, 0, w, depth), (w - depth, 0, w, h), (0, h - depth, w, h)]
+        x0, y0, x1, y1 = box[lid_side]
+        lid[y0:y1, x0:x1] = 1.0
+        colour = np.array([rng.uniform(60, 120), rng.uniform(30, 60), rng.uniform(10, 40)])
+        art = colour + 25 * _smooth_noise(rng, h, w, 12)[..., None]
+        rim = np.zeros((h, w), np.float32)
+        inset = int(0.05 * depth) + 3
+        cv2.rectangle(rim, (x0 + inset, y0 + inset), (x1 - inset, y1 - inset), 1.0, 3)
+        art = art * (1 - rim[..., None]) + np.array([40, 170, 220]) * rim[..., None]
+        out = table * (1 - lid[..., None]) + art * lid[..., None]
+        table[...] = np.clip(out, 0, 255).astype(np.uint8)
+        shadow[...] = np.maximum(shadow, lid)
+    rows = boards[0].kingdom.shape[0]
+    for _ in range(int(rng.integers(3, 6))):  # loose dominoes
+        board = boards[int(rng.integers(len(boards)))]
+        cell = board.image.shape[0] // board.kingdom.shape[0]
+        r = int(rng.integers(board.kingdom.shape[0]))
+        c = int(rng.integers(board.kingdom.shape[1] - 1))
+        piece = np.ascontiguousarray(
+            board.image[r * cell : (r + 1) * cell, c * cell : (c + 2) * cell]
+        )
+        piece_side = k_side / rows * 2
+        spot = _free_spot(rng, occupied, piece_side * 0.9, w, h)
+        if spot is not None:
+            alpha = np.ones(piece.shape[:2], np.float32)
+            _paste(table, shadow, piece, alpha, spot, piece_side, float(rng.uniform(0, 360)))
+            occupied.append((spot[0], spot[1], piece_side * 0.55))
+    for _ in range(int(rng.integers(1, 3))):  # castles: a coloured keep with a darker top
+        side = k_side / rows
+        keeps = [(170, 90, 230), (40, 200, 230), (60, 170, 60), (200, 120, 40)]
+        colour = np.array(keeps[int(rng.integers(4))], np.float64)
+        castle = np.zeros((60, 60, 3), np.uint8)
+        castle[...] = colour.astype(np.uint8)
+        castle[15:45, 15:45] = (colour * 0.6).astype(np.uint8)
+        for k in range(0, 60, 15):
+            castle[0:6, k : k + 8] = (colour * 0.8).astype(np.uint8)
+        spot = _free_spot(rng, occupied, side, w, h)
+        if spot is not None:
+            alpha = np.ones((60, 60), np.float32)
+            _paste(table, shadow, castle, alpha, spot, side, float(rng.uniform(0, 360)))
+            occupied.append((spot[0], spot[1], side * 0.7))
+
+
 def _tile_shadows(table: _Image, tiles: np.ndarray, rng: _Rng) -> _Image:
     """Tiles are thick card: darken the table just beside them."""
     dx, dy = rng.uniform(-6, 6, 2)
@@ -420,10 +586,20 @@ def _tile_shadows(table: _Image, tiles: np.ndarray, rng: _Rng) -> _Image:
     return np.asarray(np.clip(table.astype(np.float32) * dark[..., None], 0, 255), dtype=np.uint8)
 
 
-def _camera(rng: _Rng, plane_w: int, plane_h: int, out_w: int, out_h: int) -> np.ndarray:
-    """A homography from the table to the photo: a tilted view, far side at the top."""
-    squeeze = float(rng.uniform(0.0, 0.22)) * out_w * (plane_h / out_h - 1.0) / 0.41
-    squeeze = float(np.clip(squeeze, 0, 0.22 * out_w))
+def _camera(
+    rng: _Rng, plane_w: int, plane_h: int, out_w: int, out_h: int, tilt: float | None = None
+) -> np.ndarray:
+    """A homography from the table to the photo: a tilted view, far side at the top.
+
+    The far side is drawn narrower by a random share; with ``tilt`` (degrees) given,
+    by the largest share of that range, so the view is as oblique as the tilt allows.
+    """
+    if tilt is None:
+        squeeze = float(rng.uniform(0.0, 0.22)) * out_w * (plane_h / out_h - 1.0) / 0.41
+        squeeze = float(np.clip(squeeze, 0, 0.22 * out_w))
+    else:
+        squeeze = 0.22 * out_w * (plane_h / out_h - 1.0) / 0.41
+        squeeze = float(np.clip(squeeze, 0, 0.35 * out_w))
     jitter = rng.normal(0, 0.015 * min(out_w, out_h), (4, 2))
     src = np.array([[0, 0], [plane_w, 0], [plane_w, plane_h], [0, plane_h]], dtype=np.float32)
     dst = np.array(
@@ -462,7 +638,7 @@ def _exposure(rng: _Rng, photo: _Image) -> _Image:
     return np.asarray(np.clip(photo.astype(np.float32) * gain, 0, 255), dtype=np.uint8)
 
 
-def degrade(rng: _Rng, photo: _Image) -> _Image:
+def degrade(rng: _Rng, photo: _Image, quality: int | None = None) -> _Image:
     """Blur, sensor noise and JPEG compression: the camera model of every scene.
 
     :func:`scorer.lab.train.augment` applies it too, to the photo-like copy of a
@@ -474,6 +650,8 @@ def degrade(rng: _Rng, photo: _Image) -> _Image:
         Draws the blur, the noise level and the JPEG quality.
     photo : ndarray
         BGR uint8 image.
+    quality : int, optional
+        The JPEG quality; drawn (35 to 95) when not given.
 
     Returns
     -------
@@ -486,7 +664,8 @@ def degrade(rng: _Rng, photo: _Image) -> _Image:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
     noise = rng.normal(0, rng.uniform(0, 8), img.shape)
     img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
-    quality = int(rng.integers(35, 96))
+    drawn = int(rng.integers(35, 96))
+    quality = drawn if quality is None else quality
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
     return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), dtype=np.uint8)

@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 from scorer.read import modelfile
 from scorer.read.cells import FEATURE_VERSION, cells_features, split_cells, words_digest
 from scorer.read.decoding import decode
+from scorer.read.hidden import Unreadable
 from scorer.read.learners import Dense, FlatTrees, flat_trees, is_boosted, numpy_learner
 from scorer.rules.errors import ModelFileError
 from scorer.rules.kingdom import ALL_CELLS, CASTLE, Cell, Kingdom, Position
@@ -76,6 +77,9 @@ class BoardPrediction:
         The cell value of each entry along the last axis of ``probabilities``.
     doubtful : frozenset of Position
         Squares with a confidence below :data:`DOUBT_THRESHOLD` or changed by decoding.
+    unreadable : tuple of Unreadable
+        Squares that cannot be read (glare, cut off, hidden), each also doubtful
+        (:func:`scorer.read.unreadable.with_unreadable`).
     """
 
     kingdom: Kingdom
@@ -83,6 +87,7 @@ class BoardPrediction:
     probabilities: np.ndarray
     classes: tuple[Cell, ...]
     doubtful: frozenset[Position]
+    unreadable: tuple[Unreadable, ...] = ()
 
     def runner_up(self, pos: Position) -> Cell:
         """The most probable reading of a square other than the decoded one.
@@ -407,7 +412,7 @@ def load_model(path: str | Path | None = None) -> CellClassifier:
                 "so it is not one this program wrote"
             )
         )
-    expected = metadata.get("sha256")
+    expected = metadata["sha256"]  # 64 hex digits, lower case (read_metadata)
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise ModelFileError(
@@ -420,9 +425,7 @@ def load_model(path: str | Path | None = None) -> CellClassifier:
     try:
         header, arrays = modelfile.read_archive(data)
     except ValueError as err:
-        raise ModelFileError(
-            _restore(f"the model file {model_path} cannot be read: {err}")
-        ) from None
+        raise ModelFileError(_restore(_forged(model_path, str(err)))) from None
     return _from_archive(header, arrays, model_path)
 
 
@@ -501,7 +504,37 @@ def read_metadata(folder: str | Path) -> dict[str, Any]:
         raise ModelFileError(_restore(f"the model metadata {path} is unreadable: {err}")) from None
     if not isinstance(data, dict) or "sha256" not in data:
         raise ModelFileError(_restore(f"the model metadata {path} has no sha256"))
-    return data
+    return {**data, "sha256": _sha256_of_metadata(data["sha256"], path)}
+
+
+def _sha256_of_metadata(value: Any, path: Path) -> str:
+    """The sha256 recorded in the metadata, in lower case; refused unless 64 hex digits.
+
+    Hexadecimal is the same number in either case, and common tools print it in upper
+    case (PowerShell's ``Get-FileHash``), so the case is not held against a file; anything
+    but 64 hex digits is a damaged or hand-edited metadata file, named as such rather than
+    reported as a model that does not match.
+
+    >>> _sha256_of_metadata("AB" * 32, Path("model.json")) == "ab" * 32
+    True
+    >>> try:
+    ...     _sha256_of_metadata("sha256:" + "ab" * 32, Path("m.json"))
+    ... except ModelFileError as err:
+    ...     print(str(err).partition(". ")[0])
+    the model metadata m.json records the sha256 'sha256:ab…', not 64 hexadecimal digits
+    """
+    if (
+        isinstance(value, str)
+        and len(value) == 64
+        and all(c in "0123456789abcdefABCDEF" for c in value)
+    ):
+        return value.lower()
+    shown = repr(value[:9] + "…" if isinstance(value, str) and len(value) > 10 else value)
+    raise ModelFileError(
+        _restore(
+            f"the model metadata {path} records the sha256 {shown[:80]}, not 64 hexadecimal digits"
+        )
+    )
 
 
 def file_sha256(path: str | Path) -> str:
@@ -544,20 +577,38 @@ def _model_path(path: str | Path | None) -> Path:
 def _from_archive(
     header: Mapping[str, Any], arrays: Mapping[str, np.ndarray], model_path: Path
 ) -> CellClassifier:
-    """The classifier an archive's header and arrays describe, every part checked."""
+    """The classifier an archive's header and arrays describe, every part checked.
+
+    A version that no release wrote (missing, not a whole number, below the first) is
+    named as a forged or damaged file, never as one from another version of the program.
+    """
     if header.get("format") != FORMAT:
         raise ModelFileError(
             _restore(f"the model file {model_path} is not a square classifier of this program")
         )
     version = header.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version < 1:  # not `True`, which equals 1
         raise ModelFileError(
             _restore(
-                f"the model file {model_path} was written by another version of the program "
-                f"(format version {version!r}; this program reads version {FORMAT_VERSION})"
+                _forged(model_path, f"format version {version!r} is no version of this program")
             )
         )
-    if header.get("feature_version") != FEATURE_VERSION:
+    if version != FORMAT_VERSION:
+        newer = "a newer" if version > FORMAT_VERSION else "an older"
+        raise ModelFileError(
+            _restore(
+                f"the model file {model_path} was written by {newer} version of the program "
+                f"(format version {version}; this program reads version {FORMAT_VERSION})"
+            )
+        )
+    features = header.get("feature_version")
+    if type(features) is not int or features < 1:
+        raise ModelFileError(
+            _restore(
+                _forged(model_path, f"feature version {features!r} is no version of this program")
+            )
+        )
+    if features != FEATURE_VERSION:
         raise ModelFileError(
             _restore(
                 f"the model file {model_path} was trained on feature version "
@@ -580,10 +631,24 @@ def _from_archive(
         )
     try:
         return _build(header, arrays)
-    except (ValueError, TypeError, KeyError, AttributeError) as err:
-        raise ModelFileError(
-            _restore(f"the model file {model_path} cannot be read: {err}")
-        ) from None
+    except KeyError as err:
+        raise ModelFileError(_restore(_forged(model_path, f"it lacks {err}"))) from None
+    except (TypeError, AttributeError) as err:
+        what = f"its header is not laid out as this program writes it: {err}"
+        raise ModelFileError(_restore(_forged(model_path, what))) from None
+    except ValueError as err:
+        raise ModelFileError(_restore(_forged(model_path, str(err)))) from None
+
+
+def _forged(model_path: Path, what: str) -> str:
+    """The reason for a model file whose sha256 matches its metadata but whose content is
+    not what this program writes: forged with its metadata, or damaged before it was
+    recorded.
+
+    >>> _forged(Path("m.npz"), "it lacks 'settings'")
+    "the model file m.npz is forged or damaged (it lacks 'settings')"
+    """
+    return f"the model file {model_path} is forged or damaged ({what})"
 
 
 def _build(header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> CellClassifier:

@@ -40,7 +40,10 @@ from scorer.read.classify import (
     predict_from_probabilities,
 )
 from scorer.read.decoding import decode
+from scorer.read.light import corrected, reading_light
 from scorer.read.params import DEFAULT, ReadParams
+from scorer.read.unreadable import unreadable_squares, with_unreadable
+from scorer.read.verify import verified_outline
 from scorer.rules.kingdom import (
     ALL_CELLS,
     CASTLE,
@@ -97,16 +100,45 @@ def read_and_correct(
     Returns
     -------
     outline : BoardLocation or None
-        The other outline taken (:func:`clearest_outline`), or None when the first stands.
+        The other outline taken (:func:`scorer.read.verify.verified_outline`), or None
+        when the first stands.
     reading : Reading
-        The kingdom as read, its outline corrected (:func:`read_rectified`).
+        The kingdom as read, its outline corrected (:func:`read_rectified`), its board in
+        the training light where the photo's light was far from it
+        (:func:`scorer.read.light.reading_light`), and its squares that cannot be read
+        flagged (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was
+        found or marked.
     """
+    light = reading_light(board, found.shape, params)
+    image, board = corrected(image, light), corrected(board, light)
     reading = read_rectified(
         image, found, board, model, square_px, grid=grid, refine=refine, params=params
     )
-    if not refine:
-        return None, reading
-    return clearest_outline(image, found, reading, model, square_px, grid=grid, params=params)
+    outline = None
+    if refine:
+        # Of the outlines detection proposed, the one that reads best (scorer.read.verify).
+        reader = default_model() if model is None else model
+        outline, reading, _ = verified_outline(
+            found,
+            reading,
+            lambda loc: read_rectified(
+                image,
+                loc,
+                rectify(image, loc, square_px),
+                reader,
+                square_px,
+                grid=grid,
+                params=params,
+            ),
+            lambda strip: _read_strip(image, strip, reader, square_px),
+            image.shape,
+            better_by=params.clearer_by,
+            floor=params.clarity_floor,
+            params=params,
+        )
+    location, board, prediction = reading
+    hidden = unreadable_squares(board, location, prediction, image, params)
+    return outline, Reading(location, board, with_unreadable(prediction, hidden))
 
 
 def read_rectified(
@@ -173,60 +205,6 @@ def read_rectified(
         if grown is not None:
             return grown
     return Reading(location, board, prediction)
-
-
-def clearest_outline(
-    image: np.ndarray,
-    found: BoardLocation,
-    reading: Reading,
-    model: CellClassifier | None = None,
-    square_px: int = SQUARE_PX,
-    *,
-    grid: int | None = None,
-    params: ReadParams = DEFAULT,
-) -> tuple[BoardLocation | None, Reading]:
-    """The reading of whichever outline of a kingdom reads most clearly.
-
-    Detection keeps the other outlines of the same tiles whose seams were nearly
-    as clear as the chosen one's (``found.alternatives``). Each is read as the
-    first was (:func:`read_rectified`); a grid a row short or a fraction of a
-    square off cuts squares across their pictures, which the classifier reads
-    less surely. Another outline's reading replaces the first one's when its
-    :func:`reading_clarity` is higher by more than ``params.clearer_by``.
-
-    Parameters
-    ----------
-    image : ndarray of shape (H, W, 3)
-        The BGR photo.
-    found : BoardLocation
-        The kingdom as detection found it, with its alternatives.
-    reading : Reading
-        The reading of ``found`` (:func:`read_rectified`).
-    model : CellClassifier, optional
-        The square classifier; the committed model when omitted.
-    square_px : int
-        Side of one square in the rectified board.
-    grid : int, optional
-        The grid side the player asked for (5 or 7), if any.
-    params : ReadParams
-        The tuned values of the corrections.
-
-    Returns
-    -------
-    outline : BoardLocation or None
-        The other outline taken, or None when the first stands.
-    reading : Reading
-        The reading of the outline kept.
-    """
-    outline: BoardLocation | None = None
-    best = reading_clarity(reading[2], params=params)
-    for other in found.alternatives:
-        board = rectify(image, other, square_px)
-        candidate = read_rectified(image, other, board, model, square_px, grid=grid, params=params)
-        clarity = reading_clarity(candidate[2], params=params)
-        if clarity > best + params.clearer_by:
-            outline, reading, best = other, candidate, clarity
-    return outline, reading
 
 
 def reading_clarity(prediction: BoardPrediction, *, params: ReadParams = DEFAULT) -> float:

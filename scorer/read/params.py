@@ -46,6 +46,51 @@ class ReadParams:
     several_doubtful: int = 3
     """Doubtful squares from which a kingdom's total is unconfirmed until the player checks."""
 
+    beyond_weight: float = 0.5
+    """Weight (nats) of the tile probability of the strip beyond a candidate's most tiled side."""
+
+    violation_weight: float = 0.1
+    """Score (nats) taken off a candidate outline for each way it breaks the tile set."""
+
+    strip_in_photo: float = 0.8
+    """Share of a strip's corners' box (0–1) that must lie in the photo for it to count."""
+
+    decisive_doubtful: int = 1
+    """Doubtful squares whose other reading would change the total, from which it is unconfirmed."""
+
+    dark_light: float = -0.8
+    """Fitted log exposure (nats) below which a kingdom is brightened to the training light."""
+
+    bright_light: float = 1.0
+    """Fitted log exposure (nats) above which a kingdom is darkened to the training light."""
+
+    red_cast: float = 0.45
+    """Fitted log gain of red over green (nats), either way, beyond which the cast is corrected."""
+
+    blue_cast: float = 1.0
+    """Fitted log gain of blue over green (nats), either way, beyond which the cast is corrected."""
+
+    light_limit: float = 2.0
+    """Largest fitted colour cast (nats) taken as a light's; beyond, nothing is corrected."""
+
+    glare_level: int = 200
+    """Least value (0–255) of every channel of a pixel washed out to near white by glare."""
+
+    glare_share: float = 0.2
+    """Share of a square's pixels (0–1) washed out beyond which glare hides the square."""
+
+    table_far: float = 2.0
+    """Squares from an empty read within which the table's ring is not sampled for it."""
+
+    table_distance: float = 20.0
+    """Lab distance (8-bit units) within which a square's pixel has one of the table's colours."""
+
+    covered_share: float = 0.5
+    """Share of an empty read's pixels (0–1) unlike the table beyond which something covers it."""
+
+    cut_share: float = 0.25
+    """Share of a square (0–1) beyond the photo's border from which the edge cuts it off."""
+
 
 DEFAULT: Final = ReadParams()
 """The values the pipeline reads with."""

@@ -43,7 +43,7 @@ class KingdomReport:
         The grid detection found, when what was read corrected it; None when it stands.
     other_outline : bool
         Whether the correction was to take another outline detection kept, whose
-        squares read more clearly (:func:`scorer.read.corrections.clearest_outline`).
+        squares read more clearly (:func:`scorer.read.verify.verified_outline`).
     reasons : tuple of str
         Why the program does not stand behind the total, in plain language
         (:func:`scorer.results.verdict.kingdom_verdict`); empty when it does.

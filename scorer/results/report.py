@@ -20,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from scorer.i18n import _, names, ngettext, number, words
 from scorer.read.params import DEFAULT
-from scorer.rules.kingdom import Cell, Kingdom, Position, position_name
+from scorer.rules.kingdom import Cell, Kingdom, Position
 from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     HARMONY_BONUS,
     MIDDLE_KINGDOM_BONUS,
+    TERRAIN_WORDS,
     Ranking,
     Rules,
     ScoreBreakdown,
@@ -176,15 +178,25 @@ def photo_notes(
     notes = [] if outline is None else [outline]
     rows, cols = shape
     if rows != cols:
-        notes.append(f"the grid found is {rows}×{cols}, not square: check the corners")
+        notes.append(
+            _(
+                "the grid found is {rows}×{cols}, not square: check the corners",
+                rows=rows,
+                cols=cols,
+            )
+        )
     small = small_squares_note(square_px, min_square_px)
     if small:
         notes.append(small)
     if second_choices:
         n = len(second_choices)
         notes.append(
-            f"{n} square{'s' if n != 1 else ''} read with low confidence, please check: "
-            + doubtful_hint(kingdom, second_choices)
+            ngettext(
+                "{n} square read with low confidence, please check: {squares}",
+                "{n} squares read with low confidence, please check: {squares}",
+                n,
+                squares=doubtful_hint(kingdom, second_choices),
+            )
         )
     return tuple(notes)
 
@@ -199,9 +211,10 @@ def small_squares_note(side: float, limit: float = DEFAULT.min_square_px) -> str
     """
     if not 0 < side < limit:
         return None
-    return (
-        f"the squares are only {side:.0f} pixels across in the photo, so crowns may be "
-        "misread: check them, or take the photo closer or at a higher resolution"
+    return _(
+        "the squares are only {pixels} pixels across in the photo, so crowns may be "
+        "misread: check them, or take the photo closer or at a higher resolution",
+        pixels=number(side),
     )
 
 
@@ -216,13 +229,24 @@ def outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     'the grid found, 5×4, moved by a row to take in squares read beyond it: check the outline'
     """
     rows, cols = found
+    sizes = {"rows": rows, "cols": cols, "read_rows": read[0], "read_cols": read[1]}
     if read[0] * read[1] > rows * cols:
-        change = f"grew to {read[0]}×{read[1]} to take in squares read beyond it"
-    elif read[0] * read[1] < rows * cols:
-        change = f"shrank to {read[0]}×{read[1]}, dropping bare table"
-    else:
-        change = "moved by a row to take in squares read beyond it"
-    return f"the grid found, {rows}×{cols}, {change}: check the outline"
+        return _(
+            "the grid found, {rows}×{cols}, grew to {read_rows}×{read_cols} to take in squares "
+            "read beyond it: check the outline",
+            **sizes,
+        )
+    if read[0] * read[1] < rows * cols:
+        return _(
+            "the grid found, {rows}×{cols}, shrank to {read_rows}×{read_cols}, dropping bare "
+            "table: check the outline",
+            **sizes,
+        )
+    return _(
+        "the grid found, {rows}×{cols}, moved by a row to take in squares read beyond it: "
+        "check the outline",
+        **sizes,
+    )
 
 
 def other_outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
@@ -234,13 +258,19 @@ def other_outline_note(found: tuple[int, int], read: tuple[int, int]) -> str:
     'the seams were faint: the 5×5 grid, moved, reads more clearly: check the outline'
     """
     if found == read:
-        grid = f"{read[0]}×{read[1]}"
-        return (
-            f"the seams were faint: the {grid} grid, moved, reads more clearly: check the outline"
+        return _(
+            "the seams were faint: the {rows}×{cols} grid, moved, reads more clearly: "
+            "check the outline",
+            rows=read[0],
+            cols=read[1],
         )
-    return (
-        f"the seams were faint: {read[0]}×{read[1]} squares read more clearly than the "
-        f"{found[0]}×{found[1]} found: check the outline"
+    return _(
+        "the seams were faint: {rows}×{cols} squares read more clearly than the "
+        "{found_rows}×{found_cols} found: check the outline",
+        rows=read[0],
+        cols=read[1],
+        found_rows=found[0],
+        found_cols=found[1],
     )
 
 
@@ -265,7 +295,12 @@ def doubtful_hint(kingdom: Kingdom, second_choices: Mapping[Position, Cell]) -> 
     'row 1 column 1 (read M2, perhaps M1)'
     """
     return ", ".join(
-        f"{position_name(pos)} (read {kingdom[pos].token}, perhaps {other.token})"
+        _(
+            "{square} (read {read}, perhaps {other})",
+            square=position_words(pos),
+            read=kingdom[pos].token,
+            other=other.token,
+        )
         for pos, other in sorted(second_choices.items())
     )
 
@@ -284,7 +319,7 @@ def violation_dict(violation: Violation) -> JSONDict:
     """Return a tile-set warning with its kind, message and 0-based ``[row, column]`` squares."""
     return {
         "kind": violation.kind.value,
-        "message": violation.message,
+        "message": words(violation.wording or violation.message),
         "positions": [list(p) for p in violation.positions],
     }
 
@@ -306,7 +341,7 @@ def ranking_dict(ranking: Ranking) -> JSONDict:
             for s in ranking.standings
         ],
         "winners": list(ranking.winners),
-        "explanations": list(ranking.explanations),
+        "explanations": explanations(ranking),
     }
 
 
@@ -324,19 +359,21 @@ def format_breakdown(kingdom: Kingdom, rules: Rules) -> str:
     """
     breakdown = score(kingdom, rules)
     lines = [*kingdom.lines(), ""]
-    lines.append(f"{'property':<12}{'squares':>9}{'crowns':>8}{'points':>8}")
+    head = (_("property"), _("squares"), _("crowns"), _("points"))
+    lines.append(f"{head[0]:<12}{head[1]:>9}{head[2]:>8}{head[3]:>8}")
     if not breakdown.properties:
-        lines.append("(no properties)")
+        lines.append(_("(no properties)"))
     for p in breakdown.properties:
-        lines.append(f"{p.terrain.value:<12}{p.squares:>9}{p.crowns:>8}{p.points:>8}")
+        terrain = _(TERRAIN_WORDS[p.terrain])
+        lines.append(f"{terrain:<12}{p.squares:>9}{p.crowns:>8}{p.points:>8}")
     lines.append("")
-    lines.append(_figure_line("properties", breakdown.property_points))
+    lines.append(_figure_line(_("properties"), breakdown.property_points))
     lines.extend(_bonus_lines(kingdom, rules, breakdown))
-    lines.append(_figure_line("total", breakdown.total))
+    lines.append(_figure_line(_("total"), breakdown.total))
     warnings = tileset_violations(kingdom, rules)
     if warnings:
         lines.append("")
-        lines.append("tile-set warnings (a square may be misread):")
+        lines.append(_("tile-set warnings (a square may be misread):"))
         lines.extend(f"- {format_violation(v)}" for v in warnings)
     return "\n".join(lines)
 
@@ -348,31 +385,53 @@ def format_violation(violation: Violation) -> str:
     >>> format_violation(Violation(ViolationKind.TOO_MANY_OF_PAIR, "too many", ((0, 1),)))
     'too many; check row 1 column 2'
     """
+    message = words(violation.wording or violation.message)
     if not violation.positions:
-        return violation.message
-    return f"{violation.message}; check {format_positions(violation.positions)}"
+        return message
+    return _(
+        "{message}; check {squares}", message=message, squares=format_positions(violation.positions)
+    )
 
 
 def format_positions(positions: Sequence[Position]) -> str:
     """Return squares as readable 1-based ``row R column C`` words."""
-    return ", ".join(position_name(pos) for pos in positions)
+    return ", ".join(position_words(pos) for pos in positions)
+
+
+def position_words(pos: Position) -> str:
+    """Return one square as 1-based words in the player's language: "row 1 column 2".
+
+    >>> position_words((0, 1))
+    'row 1 column 2'
+    """
+    return _("row {row} column {column}", row=pos[0] + 1, column=pos[1] + 1)
+
+
+def explanations(ranking: Ranking) -> list[str]:
+    """Return every tie's explanation in the player's language, one text per tie."""
+    return [" ".join(words(sentence) for sentence in tie) for tie in ranking.reasons]
 
 
 def format_ranking(ranking: Ranking) -> str:
     """Return the ranking as a numbered table followed by its tie-break explanations."""
-    title = "Dynasty ranking (sum of 3 games)" if ranking.dynasty else "Ranking"
+    title = _("Dynasty ranking (sum of 3 games)") if ranking.dynasty else _("Ranking")
     if ranking.rules.tiebreak is TieBreakOrder.CROWNS_FIRST:
-        title += f' — house rule "{CROWNS_FIRST_NAME}"'
+        title += " — " + _('house rule "{rule}"', rule=_(CROWNS_FIRST_NAME))
     width = max(len(s.name) for s in ranking.standings)
     lines = [title]
     for s in ranking.standings:
+        points = ngettext("{n} point", "{n} points", s.total)
         lines.append(
-            f"{s.place:>2}. {s.name:<{width}}  {s.total:>4} points"
-            f"  (largest property {s.largest_property}, crowns {s.crowns})"
+            f"{s.place:>2}. {s.name:<{width}}  {points:>{len(points) + 4 - len(str(s.total))}}  "
+            + _(
+                "(largest property {largest}, crowns {crowns})",
+                largest=s.largest_property,
+                crowns=s.crowns,
+            )
         )
     if len(ranking.winners) > 1:
-        lines.append(f"Shared victory: {', '.join(ranking.winners)}.")
-    for text in ranking.explanations:
+        lines.append(_("Shared victory: {names}.", names=names(ranking.winners)))
+    for text in explanations(ranking):
         lines.append("")
         lines.append(text)
     return "\n".join(lines)
@@ -388,21 +447,19 @@ def _bonus_lines(kingdom: Kingdom, rules: Rules, breakdown: ScoreBreakdown) -> l
     lines = []
     if rules.harmony:
         note = (
-            f"all {n}×{n} squares filled"
+            _("all {side}×{side} squares filled", side=n)
             if is_complete(kingdom, rules)
-            else f"not all {n}×{n} squares filled"
+            else _("not all {side}×{side} squares filled", side=n)
         )
-        lines.append(_figure_line(f"harmony (+{HARMONY_BONUS})", breakdown.harmony, note))
+        label = _("harmony (+{bonus})", bonus=HARMONY_BONUS)
+        lines.append(_figure_line(label, breakdown.harmony, note))
     if rules.middle_kingdom:
         reach = (n - 1) // 2
         note = (
-            "castle in the centre"
+            _("castle in the centre")
             if is_centred(kingdom, rules)
-            else f"a square lies more than {reach} rows or columns from the castle"
+            else _("a square lies more than {reach} rows or columns from the castle", reach=reach)
         )
-        lines.append(
-            _figure_line(
-                f"middle kingdom (+{MIDDLE_KINGDOM_BONUS})", breakdown.middle_kingdom, note
-            )
-        )
+        label = _("middle kingdom (+{bonus})", bonus=MIDDLE_KINGDOM_BONUS)
+        lines.append(_figure_line(label, breakdown.middle_kingdom, note))
     return lines

@@ -16,10 +16,12 @@ as the player confirming the outline (its edge and its corrections), not the squ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
+from scorer.i18n import _, names, ngettext, words
+from scorer.read.hidden import Cause, Unreadable
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
 from scorer.rules.scoring import Violation
@@ -34,8 +36,10 @@ def kingdom_verdict(
     side: int | None = None,
     detected_shape: tuple[int, int] | None = None,
     doubtful: int = 0,
+    decisive: int = 0,
     violations: Sequence[Violation] = (),
     marked: bool = False,
+    unreadable: Sequence[Unreadable] = (),
     params: ReadParams = DEFAULT,
 ) -> tuple[str, ...]:
     """Return the reasons the program does not stand behind a kingdom's total; none confirms it.
@@ -58,12 +62,19 @@ def kingdom_verdict(
         The grid detection found, when what was read corrected the outline.
     doubtful : int
         How many squares were read with low confidence.
+    decisive : int
+        How many of those would change the total if their most probable other reading
+        were right: one is enough to withhold confirmation.
     violations : sequence of Violation
         Ways the kingdom read cannot be built from the 48 dominoes.
     marked : bool
         Whether the player marked the corners: the outline is then the player's.
+    unreadable : sequence of Unreadable
+        The squares that cannot be read (:func:`scorer.read.unreadable.unreadable_squares`):
+        each makes the total unconfirmed, whoever found the outline. Squares cut off by the
+        photo's edge are named together by the side the kingdom runs off at.
     params : ReadParams
-        ``edge_margin`` and ``several_doubtful``.
+        ``edge_margin``, ``several_doubtful`` and ``decisive_doubtful``.
 
     Returns
     -------
@@ -77,33 +88,126 @@ def kingdom_verdict(
     ("the kingdom reaches the photo's edge, so part of it may be cut off",)
     >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0, side=7, marked=True)
     ('the grid found is 5×5, not the 7×7 of the variant in play',)
+    >>> from scorer.read.hidden import Cause, Unreadable
+    >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0, marked=True,
+    ...                 unreadable=[Unreadable((2, 1), Cause.GLARE)])
+    ('glare hides row 3 column 2',)
     """
     reasons = []
     rows, cols = shape
     if rows != cols:
-        reasons.append(f"the grid found is {rows}×{cols}, not square")
+        reasons.append(_("the grid found is {rows}×{cols}, not square", rows=rows, cols=cols))
     elif side is not None and rows != side:
         reasons.append(
-            f"the grid found is {rows}×{cols}, not the {side}×{side} of the variant in play"
+            _(
+                "the grid found is {rows}×{cols}, not the {side}×{side} of the variant in play",
+                rows=rows,
+                cols=cols,
+                side=side,
+            )
         )
     elif side is None and rows not in (STANDARD_SIZE, DUEL_SIZE):
         reasons.append(
-            f"the grid found is {rows}×{cols}, not {STANDARD_SIZE}×{STANDARD_SIZE} "
-            f"or {DUEL_SIZE}×{DUEL_SIZE}"
+            _(
+                "the grid found is {rows}×{cols}, not {small}×{small} or {large}×{large}",
+                rows=rows,
+                cols=cols,
+                small=STANDARD_SIZE,
+                large=DUEL_SIZE,
+            )
         )
     if not marked:
         if detected_shape is not None:
             found = f"{detected_shape[0]}×{detected_shape[1]}"
-            reasons.append(f"the reading moved the outline detection found ({found})")
-        if at_photo_edge(corners, image_size, params.edge_margin * square_px):
-            reasons.append("the kingdom reaches the photo's edge, so part of it may be cut off")
+            reasons.append(
+                _("the reading moved the outline detection found ({found})", found=found)
+            )
+        beyond = edge_sides(corners, image_size, 0.0)
+        if not beyond and at_photo_edge(corners, image_size, params.edge_margin * square_px):
+            reasons.append(_("the kingdom reaches the photo's edge, so part of it may be cut off"))
+    else:
+        beyond = ()
+    cut = [s for s in unreadable if s.cause is Cause.CUT_OFF]
+    if beyond or cut:
+        sides = beyond or edge_sides(corners, image_size, 0.0)
+        reasons.append(runs_off_reason(sides))
+    reasons.extend(s.reason for s in unreadable if s.cause is not Cause.CUT_OFF)
     if doubtful >= params.several_doubtful:
-        reasons.append(f"{doubtful} squares were read with low confidence")
+        reasons.append(
+            ngettext(
+                "{n} square was read with low confidence",
+                "{n} squares were read with low confidence",
+                doubtful,
+            )
+        )
+    elif decisive >= params.decisive_doubtful:
+        reasons.append(
+            ngettext(
+                "{n} square read with low confidence could change the total",
+                "{n} squares read with low confidence could change the total",
+                decisive,
+            )
+        )
     for violation in violations:
         reasons.append(
-            f"the squares read cannot all come from the 48 dominoes: {violation.message}"
+            _(
+                "the squares read cannot all come from the 48 dominoes: {reason}",
+                reason=words(violation.wording or violation.message),
+            )
         )
     return tuple(reasons)
+
+
+def runs_off_reason(sides: Sequence[str]) -> str:
+    """The reason for a kingdom that runs off the photo, with what to do about it.
+
+    Parameters
+    ----------
+    sides : sequence of str
+        The photo's sides it runs off at (:data:`SIDES`); none when unknown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> runs_off_reason(["left"])
+    "the kingdom runs off the photo's edge at the left: step back and take it again"
+    >>> runs_off_reason(["left", "top"])
+    "the kingdom runs off the photo's edge at the left and the top: step back and take it again"
+    """
+    if not sides:
+        return _("the kingdom runs off the photo's edge: step back and take it again")
+    place = {"left": _("the left"), "right": _("the right"), "top": _("the top")}
+    named = names([place.get(side) or _("the bottom") for side in sides])
+    return _(
+        "the kingdom runs off the photo's edge at {sides}: step back and take it again",
+        sides=named,
+    )
+
+
+SIDES: Final = ("left", "right", "top", "bottom")
+"""The photo's sides, in the order a reason names them."""
+
+
+def edge_sides(corners: Any, image_size: tuple[int, int], margin_px: float) -> tuple[str, ...]:
+    """The photo's sides that a corner lies within ``margin_px`` pixels of, or beyond.
+
+    >>> edge_sides([[-5, 10], [110, 10], [110, 210], [10, 210]], (200, 200), 0.0)
+    ('left', 'bottom')
+    >>> edge_sides([[5, 5], [50, 5], [50, 50], [5, 50]], (100, 100), 0.0)
+    ()
+    """
+    quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    height, width = image_size
+    room = {
+        "left": quad[:, 0].min(),
+        "right": width - 1 - quad[:, 0].max(),
+        "top": quad[:, 1].min(),
+        "bottom": height - 1 - quad[:, 1].max(),
+    }
+    return tuple(side for side in SIDES if room[side] < margin_px or room[side] < 0)
 
 
 def at_photo_edge(corners: Any, image_size: tuple[int, int], margin_px: float) -> bool:

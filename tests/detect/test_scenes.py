@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from scorer.detect import BoardLocation, find_kingdoms
-from scorer.detect.find import _overlap
 from scorer.detect.outlines import same_outline
 from scorer.detect.params import DEFAULT
+from scorer.detect.plausible import centre_inside
 from scorer.lab.datasets import Board
 from scorer.lab.synth import make_scene
 from scorer.rules.errors import BoardNotFoundError
@@ -157,7 +157,7 @@ def _assert_alternatives(found: list[BoardLocation]) -> None:
         for other in location.alternatives:
             assert not same_outline(location, other, DEFAULT.outlines)
             assert other.alternatives == ()
-            assert _overlap(location, other)
+            assert centre_inside(location, other)
 
 
 def test_synthetic_scenes_of_real_boards(aau_boards: list[Board], error: CornerError) -> None:

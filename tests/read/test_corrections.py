@@ -13,7 +13,6 @@ from scorer.detect import SQUARE_PX, BoardLocation, Side, rectify
 from scorer.read.classify import classify_board
 from scorer.read.corrections import (
     Reading,
-    clearest_outline,
     grow_to_castle,
     read_and_correct,
     read_board,
@@ -341,17 +340,6 @@ def test_the_outline_whose_squares_read_more_clearly_is_kept() -> None:
     # Without refining (corners marked by the player) the alternatives are not read.
     found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
     assert read_kingdom(image, found, ClarityModel(), refine=False)[0] is found  # type: ignore[arg-type]
-
-
-def test_clearest_outline_names_the_outline_taken() -> None:
-    image = _drawn_kingdom((2, 2))
-    found = BoardLocation(OFF.corners, OFF.shape, alternatives=(RIGHT,))
-    model = ClarityModel()
-    first = read_kingdom(image, BoardLocation(OFF.corners, OFF.shape), model)  # type: ignore[arg-type]
-    outline, reading = clearest_outline(image, found, first, model)  # type: ignore[arg-type]
-    assert outline is RIGHT and reading[0] is RIGHT
-    outline, reading = clearest_outline(image, RIGHT, first, model)  # type: ignore[arg-type]
-    assert outline is None and reading is first
 
 
 def test_the_tuned_values_are_those_given() -> None:

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from scorer.read.hidden import Cause, Unreadable
 from scorer.read.params import DEFAULT
-from scorer.results.verdict import at_photo_edge, kingdom_verdict
+from scorer.results.verdict import SIDES, at_photo_edge, edge_sides, kingdom_verdict
 from scorer.rules.scoring import Violation, ViolationKind
 
 # A 5×5 kingdom of 100-pixel squares, 100 pixels inside a 1000×1000 photo.
@@ -40,7 +41,7 @@ def test_a_clear_kingdom_inside_the_photo_is_confirmed() -> None:
         ),
         (
             {"corners": [[500, 500], [1010, 500], [1010, 1000], [500, 1000]]},
-            "the kingdom reaches the photo's edge",
+            "the kingdom runs off the photo's edge at the right and the bottom",
         ),
         ({"doubtful": 3}, "3 squares were read with low confidence"),
         (
@@ -73,3 +74,53 @@ def test_the_margin_and_the_doubt_count_come_from_the_parameters() -> None:
 def test_a_corner_beyond_the_border_is_at_the_edge() -> None:
     assert at_photo_edge([[-1, 5], [50, 5], [50, 50], [5, 50]], (100, 100), 0.0)
     assert not at_photo_edge([[5, 5], [50, 5], [50, 50], [5, 50]], (100, 100), 4.0)
+
+
+# --- squares that cannot be read, and a kingdom running off the photo ---------------------
+
+GLARE = Unreadable((2, 1), Cause.GLARE)
+HIDDEN = Unreadable((1, 1), Cause.HIDDEN)
+CUT = Unreadable((0, 0), Cause.CUT_OFF)
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_an_unreadable_square_always_leaves_the_total_unconfirmed(marked: bool) -> None:
+    reasons = _reasons(unreadable=[GLARE, HIDDEN], marked=marked)
+    assert reasons == (
+        "glare hides row 3 column 2",
+        "row 2 column 2 reads as empty inside the kingdom: something may hide it",
+    )
+
+
+@pytest.mark.parametrize(
+    ("corners", "side"),
+    [
+        ([[-50, 100], [450, 100], [450, 600], [-50, 600]], "the left"),
+        ([[600, 100], [1100, 100], [1100, 600], [600, 600]], "the right"),
+        ([[100, -80], [600, -80], [600, 420], [100, 420]], "the top"),
+        ([[-50, 600], [450, 600], [450, 1100], [-50, 1100]], "the left and the bottom"),
+    ],
+)
+def test_a_kingdom_running_off_the_photo_names_the_side_and_what_to_do(
+    corners: list[list[float]], side: str
+) -> None:
+    assert _reasons(corners=corners) == (
+        f"the kingdom runs off the photo's edge at {side}: step back and take it again",
+    )
+
+
+def test_squares_cut_off_are_named_once_by_the_side_even_in_marked_corners() -> None:
+    beyond = [[-50, 100], [450, 100], [450, 600], [-50, 600]]
+    cut = [Unreadable((r, 0), Cause.CUT_OFF) for r in range(5)]
+    expected = "the kingdom runs off the photo's edge at the left: step back and take it again"
+    assert _reasons(corners=beyond, unreadable=cut, marked=True) == (expected,)
+    assert _reasons(corners=beyond, unreadable=[*cut, GLARE]) == (
+        expected,
+        "glare hides row 3 column 2",
+    )
+
+
+def test_edge_sides_names_each_border_a_corner_reaches() -> None:
+    assert edge_sides(INSIDE, PHOTO, 0.0) == ()
+    assert edge_sides(INSIDE, PHOTO, 150.0) == ("left", "top")
+    assert edge_sides([[0, 0], [999, 0], [999, 999], [0, 999]], PHOTO, 0.5) == SIDES

@@ -1,0 +1,338 @@
+"""Normalise a kingdom's exposure and colour cast before its squares are read.
+
+The kingdom is its own calibration target: its squares come from six known terrains
+and the castle's grey stone, whose colours under the training photos' light are
+committed in :data:`COLOURS_FILE`. :func:`fit_light` finds the photo's gain in each
+channel by a robust fit of the squares' colours to those terrain colours: each square
+is matched to its nearest terrain colour under the current estimate, and the estimate
+is the median of the squares' offsets from their terrains' colours (in log space, where
+a gain is an offset), repeated a few times. The matching has local optima (a kingdom of
+lakes on a blue table can fit as a red-starved forest), so it starts three times: from
+the training light, from the grey-world exposure, and from the grey-world colour; the
+fit whose squares lie nearest their terrains (the median distance) is taken.
+
+The fit is trusted only where the light lies clearly outside what the training and
+real photos show (:func:`needs_correction`, the bands of
+:class:`~scorer.read.params.ReadParams`): a normally lit kingdom is read exactly as it
+was photographed, and only an underexposed, overexposed or strongly tinted one is
+brought back to the training light (:func:`corrected`).
+
+>>> board = np.full((200, 200, 3), 100, np.uint8)
+>>> light = fit_light(board, (2, 2))
+>>> light.offset.shape, bool(np.isfinite(light.offset).all())
+((3,), True)
+>>> corrected(board, Light(np.zeros(3))) is board
+True
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+import cv2
+import numpy as np
+
+from scorer.read.cells import split_cells
+from scorer.read.params import DEFAULT, ReadParams
+
+COLOURS_FILE: Final = "terrain_colours.csv"
+"""The terrain colours under the training light, in ``scorer/data``
+(written by ``python -m scorer.lab.colours``)."""
+
+FIT_MARGIN: Final = 0.15
+"""Inset of each square, as a share of its side, whose pixels are averaged: the middle
+of the picture, clear of the seams and of a neighbour's colours."""
+
+FIT_ROUNDS: Final = 8
+"""Rounds of matching squares to terrains and re-estimating the gain; the estimate
+settles within four on the training boards."""
+
+_FLOOR: Final = 1.0
+"""Least channel mean whose log is taken (a black square)."""
+
+
+@dataclass(frozen=True)
+class Light:
+    """A photo's light on one kingdom, relative to the training light.
+
+    Attributes
+    ----------
+    offset : numpy.ndarray
+        The log gain of each channel (blue, green, red): 0 is the training light,
+        ``log(0.35)`` in all three a photo a third as bright.
+    """
+
+    offset: np.ndarray
+
+    @property
+    def exposure(self) -> float:
+        """Mean log gain of the three channels (nats): below 0 darker than the training light."""
+        return float(np.mean(self.offset))
+
+    @property
+    def red_cast(self) -> float:
+        """Log gain of red over green (nats): above 0 warmer than the training light."""
+        return float(self.offset[2] - self.offset[1])
+
+    @property
+    def blue_cast(self) -> float:
+        """Log gain of blue over green (nats): above 0 cooler than the training light."""
+        return float(self.offset[0] - self.offset[1])
+
+    @property
+    def gains(self) -> np.ndarray:
+        """The factor that brings each channel (blue, green, red) back to the training light."""
+        return np.asarray(np.exp(-self.offset), np.float64)
+
+
+NEUTRAL: Final = Light(np.zeros(3))
+"""The training light: no correction."""
+
+
+def square_colours(board: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Log of the mean colour (blue, green, red) of the middle of each square, row by row.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        A rectified board, BGR uint8.
+    shape : tuple of int
+        ``(rows, cols)`` of its grid.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``rows*cols × 3`` float64.
+
+    Examples
+    --------
+    >>> square_colours(np.full((20, 40, 3), (10, 20, 40), np.uint8), (1, 2)).round(2)
+    array([[2.3 , 3.  , 3.69],
+           [2.3 , 3.  , 3.69]])
+    """
+    crops = split_cells(board, shape, FIT_MARGIN)
+    means = np.array([c.reshape(-1, 3).mean(axis=0) for c in crops], np.float64)
+    return np.asarray(np.log(np.maximum(means, _FLOOR)))
+
+
+def fit_light(board: np.ndarray, shape: tuple[int, int]) -> Light:
+    """The light a kingdom was photographed in, fitted to the terrain colours.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The kingdom's rectified board, BGR uint8.
+    shape : tuple of int
+        ``(rows, cols)`` of its grid.
+
+    Returns
+    -------
+    Light
+    """
+    return fit_colours(square_colours(board, shape))
+
+
+def fit_colours(colours: np.ndarray) -> Light:
+    """The light that best maps the terrain colours onto a kingdom's square colours.
+
+    Parameters
+    ----------
+    colours : numpy.ndarray
+        ``n × 3`` log mean colours of the squares (:func:`square_colours`).
+
+    Returns
+    -------
+    Light
+
+    Examples
+    --------
+    Squares of the terrain colours themselves, seen a third as bright:
+
+    >>> terrains = terrain_colours()["colours"]
+    >>> light = fit_colours(terrains + np.log(1 / 3))
+    >>> round(light.exposure, 3)
+    -1.099
+    """
+    reference = terrain_colours()
+    terrains = reference["colours"]
+    grey_world = np.median(colours, axis=0) - reference["median"]
+    best: tuple[float, np.ndarray] | None = None
+    for start in (np.zeros(3), np.full(3, grey_world.mean()), grey_world):
+        offset = start
+        for _ in range(FIT_ROUNDS):
+            distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
+            offset = np.median(colours - terrains[distance.argmin(axis=1)], axis=0)
+        distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
+        misfit = float(np.median(distance.min(axis=1)))
+        if best is None or misfit < best[0]:
+            best = (misfit, offset)
+    assert best is not None
+    return Light(np.asarray(best[1], np.float64))
+
+
+def needs_correction(light: Light, params: ReadParams = DEFAULT) -> bool:
+    """Whether a kingdom's light lies outside what normally lit photos show.
+
+    Parameters
+    ----------
+    light : Light
+    params : ReadParams
+        ``dark_light``, ``bright_light``, ``red_cast`` and ``blue_cast``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> needs_correction(NEUTRAL), needs_correction(Light(np.log([0.35, 0.35, 0.35])))
+    (False, True)
+    """
+    return bool(
+        light.exposure < params.dark_light
+        or light.exposure > params.bright_light
+        or abs(light.red_cast) > params.red_cast
+        or abs(light.blue_cast) > params.blue_cast
+    )
+
+
+def reading_light(board: np.ndarray, shape: tuple[int, int], params: ReadParams = DEFAULT) -> Light:
+    """The correction to read a kingdom with: its fitted light where that is outside the
+    normal bands (:func:`needs_correction`), else :data:`NEUTRAL`.
+
+    A fitted colour cast beyond ``params.light_limit`` is no light a photo is taken in
+    (a channel all but black: a drawing, not a photo), and is not corrected; a photo may
+    be as dark as it likes.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The kingdom's rectified board, BGR uint8.
+    shape : tuple of int
+        ``(rows, cols)`` of its grid.
+    params : ReadParams
+
+    Returns
+    -------
+    Light
+    """
+    light = fit_light(board, shape)
+    plausible = max(abs(light.red_cast), abs(light.blue_cast)) <= params.light_limit
+    return light if plausible and needs_correction(light, params) else NEUTRAL
+
+
+def corrected(image: np.ndarray, light: Light) -> np.ndarray:
+    """The image as the training light would show it: each channel times its gain.
+
+    The same array when the light is neutral, so that a normally lit photo is read
+    exactly as it was taken.
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        BGR uint8 image (a photo or a rectified board).
+    light : Light
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> dim = np.full((2, 2, 3), (20, 40, 80), np.uint8)
+    >>> corrected(dim, Light(np.log([0.5, 0.5, 0.5])))[0, 0]
+    array([ 40,  80, 160], dtype=uint8)
+    """
+    if not np.any(light.offset):
+        return image
+    levels = np.arange(256, dtype=np.float64)[:, None] * light.gains[None, :]
+    table = np.clip(np.rint(levels), 0, 255).astype(np.uint8).reshape(256, 1, 3)
+    return np.asarray(cv2.LUT(image, table))
+
+
+@cache
+def terrain_colours() -> dict[str, Any]:
+    """The committed terrain colours (:data:`COLOURS_FILE`).
+
+    Returns
+    -------
+    dict
+        ``"names"``: the terrains and the castle; ``"colours"``: their ``n × 3`` log mean
+        colours (blue, green, red); ``"median"``: the log colour of a median square of the
+        training kingdoms, the grey-world start of the fit.
+    """
+    text = (resources.files("scorer") / "data" / COLOURS_FILE).read_text(encoding="utf-8")
+    return parse_colours(colours_table(text))
+
+
+MEDIAN_ROW: Final = "median"
+"""The name of the row of :data:`COLOURS_FILE` that holds the median square."""
+
+
+def colours_table(text: str) -> dict[str, Any]:
+    """The content of a terrain colours CSV file, as :func:`parse_colours` checks it.
+
+    The file has a header ``name,log_blue,log_green,log_red,squares`` and one row per
+    terrain (and the castle), then a row named :data:`MEDIAN_ROW`.
+
+    >>> text = "name,log_blue,log_green,log_red,squares\\nlake,5,4.3,2.3,300\\nmedian,3,4,4,9\\n"
+    >>> colours_table(text)["log_bgr"]
+    [[5.0, 4.3, 2.3]]
+
+    Raises
+    ------
+    ValueError
+        A row is not a name and three numbers.
+    """
+    names, colours, median = [], [], None
+    try:
+        for row in csv.DictReader(io.StringIO(text)):
+            triple = [float(row[k]) for k in ("log_blue", "log_green", "log_red")]
+            if row["name"] == MEDIAN_ROW:
+                median = triple
+            else:
+                names.append(row["name"])
+                colours.append(triple)
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"the terrain colours file is damaged ({err})") from err
+    table: dict[str, Any] = {"names": names, "log_bgr": colours}
+    if median is not None:
+        table["median_log_bgr"] = median
+    return table
+
+
+def parse_colours(data: dict[str, Any]) -> dict[str, Any]:
+    """Check and convert the content of a terrain colours file.
+
+    Parameters
+    ----------
+    data : dict
+        ``names``, ``log_bgr`` (one triple per name) and ``median_log_bgr``
+        (:func:`colours_table`).
+
+    Returns
+    -------
+    dict
+        As :func:`terrain_colours` returns it.
+
+    Raises
+    ------
+    ValueError
+        A part is missing or not finite numbers of the right shape.
+    """
+    try:
+        names = [str(n) for n in data["names"]]
+        colours = np.asarray(data["log_bgr"], np.float64)
+        median = np.asarray(data["median_log_bgr"], np.float64)
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"the terrain colours file is damaged ({err})") from err
+    if colours.shape != (len(names), 3) or median.shape != (3,):
+        raise ValueError("the terrain colours file holds colours of the wrong shape")
+    if not (np.isfinite(colours).all() and np.isfinite(median).all()):
+        raise ValueError("the terrain colours file holds numbers that are not finite")
+    return {"names": names, "colours": colours, "median": median}

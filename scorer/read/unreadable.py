@@ -1,0 +1,393 @@
+r"""Squares that cannot be read: washed out by glare, hidden, or cut off by the photo's edge.
+
+Such a square is never guessed silently. :func:`unreadable_squares` finds them on a
+kingdom's rectified board and in its place in the photo:
+
+- **glare**: more than ``params.glare_share`` of the square's pixels are washed out to
+  near white (every channel at least ``params.glare_level``); no terrain is so white,
+  though a white table may be, where an empty square shows it;
+- **cut off**: more than ``params.cut_share`` of the square lies beyond the photo's border;
+- **hidden**: read as empty where the kingdom's shape allows no empty square. A kingdom
+  grows domino by domino from its castle, so its empty squares reach its rim; an empty
+  read in a hole walled in by tiles is something on the square (a hand, an object, a
+  reflection), not bare table.
+
+:func:`with_unreadable` then adds them to the squares the player is asked to check, and
+re-decodes those read as empty without the empty reading: the domino pairing and the
+tile set give the best guess, which the player confirms.
+
+>>> from scorer.read.classify import predict_from_probabilities
+>>> from scorer.rules.kingdom import ALL_CELLS, Kingdom
+>>> read = Kingdom.parse("W0 W0 F0\nL0 . F0\nL0 C .")
+>>> proba = np.full((3, 3, len(ALL_CELLS)), 1e-6)
+>>> for (r, c), cell in read.cells():
+...     proba[r, c, ALL_CELLS.index(cell)] = 1.0
+>>> [s.reason for s in walled_in_empty(predict_from_probabilities(proba))]
+['row 2 column 2 reads as empty inside the kingdom: something may hide it']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Final
+
+import cv2
+import numpy as np
+
+from scorer.detect import BoardLocation, grid_homography
+from scorer.read.cells import CROP_SIDE, split_cells
+from scorer.read.classify import BoardPrediction, doubtful_squares
+from scorer.read.decoding import decode
+from scorer.read.hidden import Cause, Unreadable
+from scorer.read.params import DEFAULT, ReadParams
+from scorer.rules.kingdom import EMPTY, Position
+
+
+def unreadable_squares(
+    board: np.ndarray,
+    location: BoardLocation,
+    prediction: BoardPrediction,
+    image: np.ndarray,
+    params: ReadParams = DEFAULT,
+) -> tuple[Unreadable, ...]:
+    """Every square of a kingdom that cannot be read, one cause each, in reading order.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The rectified board the squares were read from (BGR uint8).
+    location : BoardLocation
+        The kingdom's place in the photo and its grid.
+    prediction : BoardPrediction
+        What was read on ``board``.
+    image : numpy.ndarray
+        The photo (BGR uint8), as the board was cut from it.
+    params : ReadParams
+        ``glare_level``, ``glare_share`` and ``cut_share``.
+
+    Returns
+    -------
+    tuple of Unreadable
+        A square cut off is named so, else one washed out as glare, else an empty read
+        walled in by tiles as hidden. A washed-out square read as empty where the
+        kingdom's shape allows an empty square is no glare when the table beside the
+        kingdom is as white (:func:`white_table`): it is bare white table.
+    """
+    found: dict[Position, Cause] = {}
+    for pos in cut_off_squares(location, image.shape[:2], params):
+        found[pos] = Cause.CUT_OFF
+    hidden = walled_in_empty(prediction)
+    glare = glare_squares(board, location.shape, params)
+    inner = {s.position for s in hidden}
+    bare = [p for p in glare if prediction.kingdom[p] == EMPTY and p not in inner]
+    if bare and white_table(image, location, params):
+        glare = [p for p in glare if p not in bare]
+    for pos in glare:
+        found.setdefault(pos, Cause.GLARE)
+    for square in hidden:
+        found.setdefault(square.position, square.cause)
+    for pos in unlike_table(board, location, prediction, image, params):
+        found.setdefault(pos, Cause.COVERED)
+    return tuple(Unreadable(pos, found[pos]) for pos in sorted(found))
+
+
+def white_table(image: np.ndarray, location: BoardLocation, params: ReadParams = DEFAULT) -> bool:
+    """Whether the table just around a kingdom is washed out to near white, as glare is.
+
+    The photo is sampled on a ring a third of a square outside the grid, every quarter
+    of a square; the points inside the photo decide.
+
+    Parameters
+    ----------
+    image : numpy.ndarray
+        The photo, BGR uint8.
+    location : BoardLocation
+    params : ReadParams
+        ``glare_level`` and ``glare_share``.
+
+    Returns
+    -------
+    bool
+        More than ``params.glare_share`` of the ring is washed out; False when none of
+        it lies in the photo.
+
+    Examples
+    --------
+    >>> photo = np.full((300, 300, 3), 250, np.uint8)
+    >>> photo[100:200, 100:200] = 90
+    >>> kingdom = BoardLocation(np.array([[100, 100], [200, 100], [200, 200], [100, 200]]), (2, 2))
+    >>> white_table(photo, kingdom), white_table(255 - photo, kingdom)
+    (True, False)
+    """
+    _, points = _ring(location)
+    pixels = _pixels_at(image, points)
+    if not len(pixels):
+        return False
+    return float(np.mean(pixels.min(axis=-1) >= params.glare_level)) > params.glare_share
+
+
+def unlike_table(
+    board: np.ndarray,
+    location: BoardLocation,
+    prediction: BoardPrediction,
+    image: np.ndarray,
+    params: ReadParams = DEFAULT,
+) -> list[Position]:
+    """The squares read as empty that do not look like the table around the kingdom.
+
+    An empty square shows the table. The table's colours are sampled on a ring a third
+    of a square outside the grid, leaving out the part of the ring within
+    ``params.table_far`` squares of the square (a hand over a corner reaches out over
+    the table there); a pixel of the square is the table's when its Lab colour lies
+    within ``params.table_distance`` of one of them. A square with more than
+    ``params.covered_share`` of its pixels unlike the table is covered by something.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The rectified board (BGR uint8).
+    location : BoardLocation
+    prediction : BoardPrediction
+    image : numpy.ndarray
+        The photo the board was cut from.
+    params : ReadParams
+
+    Returns
+    -------
+    list of Position
+        In reading order; none where too little of the ring lies in the photo.
+    """
+    empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
+    if not empty:
+        return []
+    grid_points, points = _ring(location)
+    pixels = _pixels_at(image, points)
+    inside = _inside(points, image.shape)
+    grid_points = grid_points[inside]
+    if len(pixels) < _LEAST_RING:
+        return []
+    palette = _lab(pixels.reshape(-1, 1, 3)).reshape(-1, 3)
+    crops = split_cells(board, location.shape)
+    out = []
+    for r, c in empty:
+        far = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
+        if np.count_nonzero(far) < _LEAST_RING:
+            continue
+        crop = crops[r * location.shape[1] + c]
+        small = _lab(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA)).reshape(-1, 3)
+        gap = np.sqrt(((small[:, None, :] - palette[None, far]) ** 2).sum(axis=-1)).min(axis=1)
+        if float(np.mean(gap > params.table_distance)) > params.covered_share:
+            out.append((r, c))
+    return out
+
+
+_LEAST_RING: Final = 8
+"""Fewest ring points in the photo from which the table's colours are taken as known."""
+
+
+def _ring(location: BoardLocation) -> tuple[np.ndarray, np.ndarray]:
+    """Points a third of a square outside the grid, every quarter of a square: in grid
+    units (x along the columns) and in the photo."""
+    rows, cols = location.shape
+    out = 1.0 / 3.0
+    along_x = np.arange(-out, cols + out + 1e-9, 0.25)
+    along_y = np.arange(-out, rows + out + 1e-9, 0.25)
+    ring = np.concatenate(
+        [
+            np.column_stack([along_x, np.full_like(along_x, -out)]),
+            np.column_stack([along_x, np.full_like(along_x, rows + out)]),
+            np.column_stack([np.full_like(along_y, -out), along_y]),
+            np.column_stack([np.full_like(along_y, cols + out), along_y]),
+        ]
+    )
+    h = grid_homography(np.asarray(location.corners, np.float64), location.shape)
+    return ring, cv2.perspectiveTransform(ring.reshape(-1, 1, 2), h).reshape(-1, 2)
+
+
+def _inside(points: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Which points (x, y) round to a pixel of an image of this shape."""
+    xy = np.rint(points)
+    return np.asarray(
+        (xy[:, 0] >= 0) & (xy[:, 1] >= 0) & (xy[:, 0] < shape[1]) & (xy[:, 1] < shape[0])
+    )
+
+
+def _pixels_at(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The image's pixels at the points that lie in it (``n × 3``)."""
+    xy = np.rint(points[_inside(points, image.shape)]).astype(np.int64)
+    return np.asarray(image[xy[:, 1], xy[:, 0]])
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """OpenCV's 8-bit Lab of a BGR uint8 image, as float."""
+    return np.asarray(cv2.cvtColor(np.ascontiguousarray(bgr), cv2.COLOR_BGR2LAB), np.float64)
+
+
+def glare_squares(
+    board: np.ndarray, shape: tuple[int, int], params: ReadParams = DEFAULT
+) -> list[Position]:
+    """The squares washed out by glare: more than ``params.glare_share`` of their pixels
+    have every channel at ``params.glare_level`` or above.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        A rectified board, BGR uint8.
+    shape : tuple of int
+        ``(rows, cols)`` of its grid.
+    params : ReadParams
+
+    Returns
+    -------
+    list of Position
+
+    Examples
+    --------
+    >>> board = np.full((200, 200, 3), 90, np.uint8)
+    >>> board[110:190, 10:90] = 250  # a white spot over the square at row 1, column 0
+    >>> glare_squares(board, (2, 2))
+    [(1, 0)]
+    """
+    cols = shape[1]
+    out = []
+    for i, crop in enumerate(split_cells(board, shape)):
+        small = cv2.resize(crop, (CROP_SIDE, CROP_SIDE), interpolation=cv2.INTER_AREA)
+        washed = float(np.mean(small.min(axis=-1) >= params.glare_level))
+        if washed > params.glare_share:
+            out.append((i // cols, i % cols))
+    return out
+
+
+def cut_off_squares(
+    location: BoardLocation, image_size: tuple[int, int], params: ReadParams = DEFAULT
+) -> list[Position]:
+    """The squares of which more than ``params.cut_share`` lies beyond the photo's border.
+
+    Each square is sampled at 5 × 5 points, carried into the photo through the grid's
+    homography.
+
+    Parameters
+    ----------
+    location : BoardLocation
+    image_size : tuple of int
+        ``(height, width)`` of the photo.
+    params : ReadParams
+
+    Returns
+    -------
+    list of Position
+
+    Examples
+    --------
+    A 2 × 2 grid of 100-pixel squares whose left column sticks 60 pixels out of the photo:
+
+    >>> quad = np.array([[-60, 0], [140, 0], [140, 200], [-60, 200]], float)
+    >>> cut_off_squares(BoardLocation(quad, (2, 2)), (300, 300))
+    [(0, 0), (1, 0)]
+    """
+    rows, cols = location.shape
+    steps = (np.arange(5) + 0.5) / 5
+    local = np.stack(np.meshgrid(steps, steps), axis=-1).reshape(-1, 2)
+    corners = [np.array([c, r], np.float64) for r in range(rows) for c in range(cols)]
+    points = np.concatenate([local + corner for corner in corners])
+    h = grid_homography(np.asarray(location.corners, np.float64), location.shape)
+    photo = cv2.perspectiveTransform(points.reshape(-1, 1, 2), h).reshape(rows * cols, -1, 2)
+    height, width = image_size
+    outside = (
+        (photo[..., 0] < 0)
+        | (photo[..., 1] < 0)
+        | (photo[..., 0] > width - 1)
+        | (photo[..., 1] > height - 1)
+    )
+    share = outside.mean(axis=1)
+    return [divmod(int(i), cols) for i in np.flatnonzero(share > params.cut_share)]
+
+
+def walled_in_empty(prediction: BoardPrediction) -> list[Unreadable]:
+    """The squares read as empty in a hole walled in by tiles, away from the kingdom's rim.
+
+    The squares read as empty are grouped with their side neighbours read as empty; a
+    group that touches no edge of the grid is a hole no domino-by-domino kingdom leaves
+    open as bare table.
+
+    Parameters
+    ----------
+    prediction : BoardPrediction
+
+    Returns
+    -------
+    list of Unreadable
+        Each square of such a hole, as :attr:`Cause.HIDDEN`.
+    """
+    kingdom = prediction.kingdom
+    rows, cols = kingdom.height, kingdom.width
+    empty = np.zeros((rows, cols), np.uint8)
+    for pos, cell in kingdom.cells():
+        empty[pos] = cell == EMPTY
+    count, groups = cv2.connectedComponents(empty, connectivity=4)
+    rim = set(groups[0]) | set(groups[-1]) | set(groups[:, 0]) | set(groups[:, -1])
+    holes = [g for g in range(1, count) if g not in rim]
+    return [
+        Unreadable((int(r), int(c)), Cause.HIDDEN)
+        for r, c in zip(*np.nonzero(np.isin(groups, holes)), strict=True)
+    ]
+
+
+def with_unreadable(
+    prediction: BoardPrediction, unreadable: Sequence[Unreadable]
+) -> BoardPrediction:
+    """The reading with the unreadable squares among the doubtful ones, and those read as
+    empty given their best other reading.
+
+    An unreadable square read as empty (but one only unlike the table,
+    :attr:`Cause.COVERED`) is re-decoded without the empty reading: the classifier's other
+    readings, weighed by the domino pairing and the tile set
+    (:func:`scorer.read.decoding.decode`), give the best guess. Nothing changes when no
+    square is unreadable.
+
+    Parameters
+    ----------
+    prediction : BoardPrediction
+    unreadable : sequence of Unreadable
+
+    Returns
+    -------
+    BoardPrediction
+        With :attr:`~scorer.read.classify.BoardPrediction.unreadable` set.
+    """
+    if not unreadable:
+        return prediction
+    positions = frozenset(s.position for s in unreadable)
+    # A covered square keeps its empty reading: the table around may just look unlike
+    # the bare table between the tiles (a shadow, a pattern).
+    guessed = {s.position for s in unreadable if s.cause is not Cause.COVERED}
+    read_empty = [pos for pos in sorted(guessed) if prediction.kingdom[pos] == EMPTY]
+    if not read_empty:
+        return replace(
+            prediction, doubtful=prediction.doubtful | positions, unreadable=tuple(unreadable)
+        )
+    proba = _without_empty(prediction.probabilities, prediction.classes.index(EMPTY), read_empty)
+    kingdom, confidence = decode(proba, prediction.classes, prediction.kingdom.shape)
+    doubtful = doubtful_squares(kingdom, confidence, proba) | prediction.doubtful | positions
+    return replace(
+        prediction,
+        kingdom=kingdom,
+        confidence=confidence,
+        probabilities=proba,
+        doubtful=doubtful,
+        unreadable=tuple(unreadable),
+    )
+
+
+def _without_empty(
+    probabilities: np.ndarray, empty: int, positions: Iterable[Position]
+) -> np.ndarray:
+    """The probabilities with the empty reading taken from ``positions``, normalised again."""
+    proba = np.array(probabilities, np.float64)
+    for pos in positions:
+        proba[pos][empty] = 0.0
+        total = proba[pos].sum()
+        proba[pos] = proba[pos] / total if total > 0 else 1.0 / (len(proba[pos]) - 1)
+        proba[pos][empty] = 0.0
+    return proba
