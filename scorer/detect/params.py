@@ -618,7 +618,7 @@ class ExtentParams:
 class LightParams:
     """How the working image's light is evened (:mod:`scorer.detect.light`)."""
 
-    dim_gain: float = 1.25
+    dim_gain: float = 1.45
     """Gain on the highlights (to reach the target) from which a photo is dim and evened."""
 
     max_cast: float = 2.5

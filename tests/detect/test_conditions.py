@@ -122,11 +122,6 @@ def test_glare_hidden_squares_flagged(boards: list[Board]) -> None:
     _assert_hidden_flagged(_scene("glare", boards))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the squares under the hand are flagged, but the kingdom is still confirmed: "
-    "an unreadable square does not yet make the verdict unconfirmed",
-)
 def test_hand_hidden_square_flagged(boards: list[Board]) -> None:
     _assert_hidden_flagged(_scene("hand", boards))
 
