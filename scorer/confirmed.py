@@ -39,10 +39,9 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
-import platformdirs
 
 from scorer import i18n
-from scorer.files import check_regular, read_limited
+from scorer.files import check_regular, read_limited, user_data_path
 from scorer.i18n import N_, _
 from scorer.rules.errors import StoreError
 from scorer.rules.kingdom import Cell, GridParseError, Kingdom, Position
@@ -286,10 +285,7 @@ def default_folder() -> Path:
     Path
         Where :class:`ConfirmedStore` keeps kingdoms when given no folder.
     """
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("kingdomino-scorer")) / "confirmed"
+    return user_data_path(ENV_VAR, "confirmed")
 
 
 def sha256(data: bytes) -> str:

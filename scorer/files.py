@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
+from pathlib import Path
 from typing import BinaryIO, Final
 
 from scorer.i18n import N_, _
@@ -182,3 +183,18 @@ def _number(amount: float, digits: int) -> str:
 
 def _reason(err: BaseException) -> str:
     return (err.strerror if isinstance(err, OSError) else None) or str(err)
+
+
+def user_data_path(env_var: str, name: str) -> Path:
+    """Where the program keeps one of the player's files: ``$env_var`` if set, else ``name``
+    in the user's data folder (``platformdirs``).
+
+    >>> user_data_path("KINGDOMINO_NO_SUCH_VARIABLE", "games.sqlite3").name
+    'games.sqlite3'
+    """
+    env = os.environ.get(env_var, "").strip()
+    if env:
+        return Path(env).expanduser()
+    import platformdirs  # only where a file is kept
+
+    return Path(platformdirs.user_data_dir("kingdomino-scorer")) / name

@@ -40,9 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-import platformdirs
-
-from scorer.files import not_regular, open_regular
+from scorer.files import not_regular, open_regular, user_data_path
 from scorer.i18n import _
 from scorer.rules.errors import DynastyError, StoreBusyError, StoreError
 from scorer.rules.kingdom import GridParseError, Kingdom, quoted
@@ -101,10 +99,7 @@ def default_store_path() -> Path:
     Path
         Where :class:`GameStore` keeps games when given no path.
     """
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir("kingdomino-scorer")) / "games.sqlite3"
+    return user_data_path(ENV_VAR, "games.sqlite3")
 
 
 class GameStore:
