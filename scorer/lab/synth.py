@@ -482,26 +482,7 @@ def _distractors(
     """Loose dominoes from other boards and stray lines, kept clear of the kingdoms."""
     h, w = table.shape[:2]
     for _ in range(int(rng.integers(0, 5))):
-        board = boards[int(rng.integers(len(boards)))]
-        rows, cols = board.kingdom.shape
-        cell = board.image.shape[0] // rows
-        r, c = int(rng.integers(rows)), int(rng.integers(cols - 1))
-        piece = board.image[r * cell : (r + 1) * cell, c * cell : (c + 2) * cell]
-        piece_side = k_side / rows * 2
-        spot = _free_spot(rng, occupied, piece_side * 0.9, w, h)
-        if spot is None:
-            continue
-        alpha = np.ones(piece.shape[:2], np.float32)
-        _paste(
-            table,
-            shadow,
-            np.ascontiguousarray(piece),
-            alpha,
-            spot,
-            piece_side,
-            float(rng.uniform(0, 360)),
-        )
-        occupied.append((spot[0], spot[1], piece_side * 0.55))
+        _loose_domino(rng, table, shadow, boards, occupied, k_side)
     for _ in range(int(rng.integers(0, 4))):
         colour = tuple(int(v) for v in rng.uniform(0, 255, 3))
         p = rng.uniform([0, 0], [w, h])
@@ -511,6 +492,35 @@ def _distractors(
         cv2.line(lines, tuple(int(v) for v in p), tuple(int(v) for v in q), colour, thickness)
         keep = shadow[..., None] > 0.5
         table[...] = np.where(keep, table, lines)
+
+
+def _loose_domino(
+    rng: _Rng,
+    table: _Image,
+    shadow: np.ndarray,
+    boards: Sequence[Board],
+    occupied: list[tuple[float, float, float]],
+    k_side: float,
+    rows: int | None = None,
+) -> None:
+    """One domino cut from a random board, laid at a free spot of the table at any angle.
+
+    Its side is two squares of a kingdom ``k_side`` across with ``rows`` rows (the cut
+    board's own rows when not given).
+    """
+    h, w = table.shape[:2]
+    board = boards[int(rng.integers(len(boards)))]
+    board_rows, board_cols = board.kingdom.shape
+    cell = board.image.shape[0] // board_rows
+    r, c = int(rng.integers(board_rows)), int(rng.integers(board_cols - 1))
+    piece = np.ascontiguousarray(board.image[r * cell : (r + 1) * cell, c * cell : (c + 2) * cell])
+    piece_side = k_side / (board_rows if rows is None else rows) * 2
+    spot = _free_spot(rng, occupied, piece_side * 0.9, w, h)
+    if spot is None:
+        return
+    alpha = np.ones(piece.shape[:2], np.float32)
+    _paste(table, shadow, piece, alpha, spot, piece_side, float(rng.uniform(0, 360)))
+    occupied.append((spot[0], spot[1], piece_side * 0.55))
 
 
 def _clutter(
@@ -547,19 +557,7 @@ def _clutter(
         shadow[...] = np.maximum(shadow, lid)
     rows = boards[0].kingdom.shape[0]
     for _ in range(int(rng.integers(3, 6))):  # loose dominoes
-        board = boards[int(rng.integers(len(boards)))]
-        cell = board.image.shape[0] // board.kingdom.shape[0]
-        r = int(rng.integers(board.kingdom.shape[0]))
-        c = int(rng.integers(board.kingdom.shape[1] - 1))
-        piece = np.ascontiguousarray(
-            board.image[r * cell : (r + 1) * cell, c * cell : (c + 2) * cell]
-        )
-        piece_side = k_side / rows * 2
-        spot = _free_spot(rng, occupied, piece_side * 0.9, w, h)
-        if spot is not None:
-            alpha = np.ones(piece.shape[:2], np.float32)
-            _paste(table, shadow, piece, alpha, spot, piece_side, float(rng.uniform(0, 360)))
-            occupied.append((spot[0], spot[1], piece_side * 0.55))
+        _loose_domino(rng, table, shadow, boards, occupied, k_side, rows)
     for _ in range(int(rng.integers(1, 3))):  # castles: a coloured keep with a darker top
         side = k_side / rows
         keeps = [(170, 90, 230), (40, 200, 230), (60, 170, 60), (200, 120, 40)]
