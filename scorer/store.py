@@ -577,17 +577,22 @@ def _read_only_store(path: Path) -> sqlite3.Connection:
         conn.close()
         conn = _read_only_connect(path, immutable=True)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version != SCHEMA_VERSION:
-        conn.close()
-        _check_version(path, version)
-        raise StoreError(
-            _(
-                "the games file {path} is damaged: its version is {version}",
-                path=path,
-                version=version,
-            )
+    return _of_this_version(conn, path, version)
+
+
+def _of_this_version(conn: sqlite3.Connection, path: Path, version: int) -> sqlite3.Connection:
+    """``conn`` when the games file is of this program's version; closed and refused if not."""
+    if version == SCHEMA_VERSION:
+        return conn
+    conn.close()
+    _check_version(path, version)
+    raise StoreError(
+        _(
+            "the games file {path} is damaged: its version is {version}",
+            path=path,
+            version=version,
         )
-    return conn
+    )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -596,17 +601,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         raise StoreError(_("the games file {path} has disappeared", path=path))
     conn = _raw_connect(path)
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version != SCHEMA_VERSION:
-        conn.close()
-        _check_version(path, version)
-        raise StoreError(
-            _(
-                "the games file {path} is damaged: its version is {version}",
-                path=path,
-                version=version,
-            )
-        )
-    return conn
+    return _of_this_version(conn, path, version)
 
 
 @contextmanager
