@@ -193,10 +193,7 @@ def test_clicking_a_square_and_picking_a_value_updates_the_score(
     box.press("Control+Enter")
     _wait_for_metrics(tab, 1)
     assert _metric_values(tab) == [before]
-    picture = tab.frame_locator("iframe[title*=image_picker]").first.locator("#image")
-    picture.wait_for(timeout=30_000)
-    box_px = picture.bounding_box()
-    assert box_px is not None
+    picture, box_px = _loaded_picture(tab, 0)
     # Row 2, column 3 of a 2×3 kingdom: the wheat square beside the castle.
     picture.click(position={"x": box_px["width"] * 5 / 6, "y": box_px["height"] * 3 / 4})
     chooser = tab.get_by_label("Square in row 2, column 3 is")
@@ -238,10 +235,7 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
     tab.get_by_text("0 of 4 corners marked").wait_for(timeout=30_000)
     # Click them in a scrambled order: the page puts them in order itself.
     for n, (x, y) in enumerate([corners[2], corners[0], corners[3], corners[1]], start=1):
-        picker = tab.frame_locator("iframe[title*=image_picker]").last
-        image = picker.locator("#image")
-        box = image.bounding_box()
-        assert box is not None
+        image, box = _loaded_picture(tab, -1)
         image.click(position={"x": x * box["width"] / width, "y": y * box["height"] / height})
         tab.get_by_text(f"{n} of 4 corners marked").wait_for(timeout=30_000)
     tab.get_by_role("button", name="Read the kingdom inside them").click()
@@ -293,9 +287,7 @@ def test_phone_shows_each_total_and_place_first_and_its_taps_are_44_px(
         tab.get_by_text("Outline wrong?").first.click()
         tab.get_by_text("0 of 4 corners marked").first.wait_for(timeout=30_000)
         taps["clear the corners"] = tab.get_by_role("button", name="Clear the corners")
-        picture = tab.frame_locator("iframe[title*=image_picker]").first.locator("#image")
-        box = picture.bounding_box()
-        assert box is not None
+        picture, box = _loaded_picture(tab, 0)
         picture.click(position={"x": box["width"] / 14, "y": box["height"] / 14})
         chooser = tab.get_by_label("Square in row 1, column 1 is")
         chooser.wait_for(timeout=30_000)
@@ -344,6 +336,25 @@ def test_phone_shows_each_total_and_place_first_and_its_taps_are_44_px(
         # The page at a computer's width, for the README.
         tab.locator("h1").first.scroll_into_view_if_needed()
         _screenshot(tab, "browser-desktop.png")
+
+
+def _loaded_picture(tab: Any, n: int) -> tuple[Any, dict[str, float]]:
+    """The ``n``-th click picker's picture (``-1``: the last) and its box, once the picture
+    has loaded and its frame has taken the picture's height: a click placed from an earlier
+    box lands elsewhere on the photo."""
+    frames = tab.locator("iframe[title*=image_picker]")
+    index = frames.count() - 1 if n < 0 else n
+    frame = frames.nth(index)
+    image = tab.frame_locator("iframe[title*=image_picker]").nth(index).locator("#image")
+    image.wait_for(timeout=30_000)
+    deadline = time.monotonic() + 30
+    while True:
+        loaded = image.evaluate("img => img.complete && img.naturalWidth > 0")
+        outer, inner = frame.bounding_box(), image.bounding_box()
+        if loaded and outer and inner and abs(outer["height"] - inner["height"]) <= 2:
+            return image, inner
+        assert time.monotonic() < deadline, f"picture {n} not loaded: {outer}, {inner}"
+        tab.wait_for_timeout(100)
 
 
 def _size(element: Any) -> tuple[float, float]:
