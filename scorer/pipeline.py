@@ -14,7 +14,7 @@ them, the rules (:mod:`scorer.rules.scoring`) score what was read, and the verdi
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Final
@@ -244,7 +244,14 @@ def _with_verdict(
         side=side,
         detected_shape=report.detected_shape,
         doubtful=len(doubtful),
-        decisive=len(decisive_squares(report.prediction.kingdom, report.second_choices, rules)),
+        decisive=len(
+            decisive_squares(
+                report.prediction.kingdom,
+                report.second_choices,
+                rules,
+                report.prediction.overridden(),
+            )
+        ),
         violations=report.violations,
         marked=marked,
         unreadable=unreadable,
@@ -254,9 +261,14 @@ def _with_verdict(
 
 
 def decisive_squares(
-    kingdom: Kingdom, second_choices: Mapping[Position, Cell], rules: Rules
+    kingdom: Kingdom,
+    second_choices: Mapping[Position, Cell],
+    rules: Rules,
+    overridden: Collection[Position] = (),
 ) -> tuple[Position, ...]:
-    """The doubtful squares whose most probable other reading would change the total.
+    """The doubtful squares that could change the total: those whose most probable other
+    reading would, and those the tile set overruled (what such a square truly holds, the
+    reading cannot say).
 
     A doubt that cannot change the score does not withhold confirmation; one that can
     does, however few there are.
@@ -268,6 +280,9 @@ def decisive_squares(
     second_choices : mapping of Position to Cell
         Each doubtful square's most probable other reading.
     rules : Rules
+    overridden : collection of Position
+        Squares whose decoded label is not the classifier's own most probable one
+        (:meth:`scorer.read.classify.BoardPrediction.overridden`).
 
     Returns
     -------
@@ -281,15 +296,18 @@ def decisive_squares(
     ()
     >>> decisive_squares(k, {(0, 1): Cell.parse("F0")}, Rules())
     ((0, 1),)
+    >>> decisive_squares(k, {(0, 1): Cell.parse("S0")}, Rules(), overridden={(0, 1)})
+    ((0, 1),)
     """
     total = score(kingdom, rules).total
-    return tuple(
+    changes = {
         pos
-        for pos, other in sorted(second_choices.items())
+        for pos, other in second_choices.items()
         if CASTLE not in (other, kingdom[pos])  # a kingdom has exactly one castle
         and other != kingdom[pos]
         and score(kingdom.replace(pos, other), rules).total != total
-    )
+    }
+    return tuple(sorted(changes | set(overridden)))
 
 
 @contextmanager

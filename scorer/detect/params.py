@@ -15,7 +15,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 
 @dataclass(frozen=True)
@@ -690,7 +690,12 @@ DEFAULT: Final = DetectParams()
 """The values detection runs with."""
 
 
-def with_overrides(params: DetectParams, assignments: Sequence[str]) -> DetectParams:
+_P = TypeVar("_P")
+
+
+def with_overrides(
+    params: _P, assignments: Sequence[str], what: str = "the detection parameters"
+) -> _P:
     """``params`` with fields replaced by ``GROUP.FIELD=VALUE`` (or ``FIELD=VALUE``) strings.
 
     Each value is parsed to the field's type: a whole number, a number,
@@ -699,8 +704,11 @@ def with_overrides(params: DetectParams, assignments: Sequence[str]) -> DetectPa
     Parameters
     ----------
     params : DetectParams
+        Or any other frozen dataclass of tuned values.
     assignments : sequence of str
         For example ``["extent.dark_row_ratio=1.4", "work.side=1000"]``.
+    what : str
+        What ``params`` are, for the error messages.
 
     Returns
     -------
@@ -725,22 +733,22 @@ def with_overrides(params: DetectParams, assignments: Sequence[str]) -> DetectPa
         name, sep, text = assignment.partition("=")
         if not sep:
             raise ValueError(f"expected GROUP.FIELD=VALUE, not {assignment!r}")
-        params = _assign(params, name.strip().split("."), text.strip())
+        params = _assign(params, name.strip().split("."), text.strip(), what)
     return params
 
 
-def _assign(params: Any, path: list[str], text: str, where: str = "") -> Any:
+def _assign(params: Any, path: list[str], text: str, what: str, where: str = "") -> Any:
     """``params`` (a dataclass) with the field at ``path`` set from ``text``."""
     head, *rest = path
     if head not in {f.name for f in fields(params)}:
         kind = f"field {head!r} in group {where!r}" if where else f"group or field {head!r}"
-        raise ValueError(f"unknown {kind} of the detection parameters")
+        raise ValueError(f"unknown {kind} of {what}")
     current = getattr(params, head)
     name = f"{where}.{head}" if where else head
     if is_dataclass(current):
         if not rest:
             raise ValueError(f"{name!r} is a group: name one of its fields, as {name}.FIELD=VALUE")
-        return replace(params, **{head: _assign(current, rest, text, name)})
+        return replace(params, **{head: _assign(current, rest, text, what, name)})
     if rest:
         raise ValueError(f"{name!r} is a field, not a group: it has no {'.'.join(rest)!r}")
     kind = typing.get_type_hints(type(params))[head]

@@ -20,7 +20,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,11 +30,13 @@ from scipy.optimize import linear_sum_assignment
 
 from scorer.detect import BoardLocation, find_kingdoms, grid_homography
 from scorer.detect.params import DEFAULT as DETECT_DEFAULT
-from scorer.detect.params import DetectParams, with_overrides
+from scorer.detect.params import DetectParams
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
 from scorer.lab.synth import Scene, SceneKingdom, make_scene
 from scorer.pipeline import read_board, read_kingdom, score_photo, square_side_px
 from scorer.read.classify import BoardPrediction
+from scorer.read.params import DEFAULT as READ_DEFAULT
+from scorer.read.params import ReadParams
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
 from scorer.rules.kingdom import EMPTY, Kingdom, Position
 from scorer.rules.scoring import score
@@ -74,12 +76,15 @@ class Reader:
     """Reads kingdoms with one square classifier, as the pipeline does."""
 
     model: Any
+    params: ReadParams = READ_DEFAULT
 
     def photo(
         self, image: np.ndarray, location: BoardLocation, refine: bool = True
     ) -> tuple[BoardLocation, BoardPrediction]:
         """Read a kingdom found in a photo (:func:`scorer.pipeline.read_kingdom`)."""
-        location, _, prediction = read_kingdom(image, location, self.model, refine=refine)
+        location, _, prediction = read_kingdom(
+            image, location, self.model, refine=refine, read_params=self.params
+        )
         return location, prediction
 
     def board(self, board: np.ndarray, shape: tuple[int, int]) -> BoardPrediction:
@@ -96,20 +101,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return matrix_main(given)
     parser = _parser()
     args = parser.parse_args(argv)
+    from scorer.lab.matrix import split_overrides
+
     try:
-        detect_params = with_overrides(DETECT_DEFAULT, args.set)
+        detect_params, read_params = split_overrides(args.set)
     except ValueError as err:
         parser.error(f"--set: {err}")
     root = data_dir(args.data)
     boards = load_aau_boards(root)
     classify = _classifier(args.no_model, args.model)
+    if classify is not None:
+        classify = replace(classify, params=read_params)
     started = time.perf_counter()
     seeds = range(args.seed, args.seed + args.n)
     folds: list[tuple[list[Board], Reader | None]] = [(list(boards), classify)]
     if args.held_out and classify is not None:
         from scorer.lab.matrix import fold_classifiers  # the same folds, cached on disk
 
-        folds = [(b, Reader(m)) for b, m in fold_classifiers(root, boards, args.jobs)]
+        folds = [(b, Reader(m, read_params)) for b, m in fold_classifiers(root, boards, args.jobs)]
     results = []
     reader_of: dict[str, Reader] = {}
     for seed in seeds:
@@ -120,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.extend(evaluate_scene(scene, fold_classify, params=detect_params))
     synthetic = summarise(results)
     if args.set:
-        synthetic["detect_overrides"] = list(args.set)
+        synthetic["overrides"] = list(args.set)
     synthetic["seconds"] = round(time.perf_counter() - started, 1)
     synthetic["classifier"] = (
         "none"
@@ -773,8 +782,9 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="GROUP.FIELD=VALUE",
-        help="detect the synthetic scenes with a tuned value changed, e.g. "
-        "extent.dark_row_ratio=1.4 (repeatable; see scorer.detect.params)",
+        help="detect or read the synthetic scenes with a tuned value changed, e.g. "
+        "extent.dark_row_ratio=1.4 (scorer.detect.params) or read.light_trial=true "
+        "(scorer.read.params); repeatable",
     )
     return p
 

@@ -25,23 +25,30 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 import cv2
 import numpy as np
 
+from scorer.detect.params import DEFAULT as DETECT_DEFAULT
+from scorer.detect.params import DetectParams, with_overrides
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
 from scorer.lab.evaluate_photos import match_kingdoms
 from scorer.lab.scene_conditions import CONDITIONS
 from scorer.lab.synth import Scene, make_scene
 from scorer.pipeline import score_photo
 from scorer.read.classify import CellClassifier, load_model, save_model
+from scorer.read.params import DEFAULT as READ_DEFAULT
+from scorer.read.params import ReadParams
 from scorer.results.photo import KingdomReport
 from scorer.rules.errors import BoardNotFoundError
 from scorer.rules.kingdom import Kingdom, Position
 from scorer.rules.scoring import score
+
+Params = tuple[DetectParams, ReadParams]
+"""The tuned values of detection and of reading that a matrix run reads with."""
 
 CACHE_DIR: Final = Path("/tmp/kingdomino-fold-models")
 """Where the trained fold classifiers are kept between runs."""
@@ -183,10 +190,13 @@ class Outcome:
         Squares glare or a hand hides, and how many of them were flagged.
     others, others_right : int
         The squares not hidden, and how many of them were read right.
-    cut, cut_unconfirmed : bool
-        The photo's edge cuts the kingdom; if so, whether no total was confirmed for it.
+    cut, unconfirmed : bool
+        The photo's edge cuts the kingdom; whether no total was confirmed for it (a kingdom
+        not found is unconfirmed).
     seconds : float
         Time of the whole pipeline on the photo.
+    detail : str
+        For a wrong total, what was read wrong (:func:`wrong_detail`); else empty.
     """
 
     found: bool
@@ -202,8 +212,9 @@ class Outcome:
     others: int = 0
     others_right: int = 0
     cut: bool = False
-    cut_unconfirmed: bool = False
+    unconfirmed: bool = False
     seconds: float = 0.0
+    detail: str = ""
 
 
 def aligned(
@@ -269,7 +280,7 @@ def judge(
     if read is None:
         return Outcome(
             False, False, False, squares, 0, True, False, False,
-            hidden=len(hidden), others=others, cut=cut, cut_unconfirmed=True, seconds=seconds,
+            hidden=len(hidden), others=others, cut=cut, unconfirmed=True, seconds=seconds,
         )  # fmt: skip
     turned = aligned(read.kingdom, truth, read.flagged)
     total_wrong = score(read.kingdom).total != score(truth).total
@@ -297,7 +308,7 @@ def judge(
         others=others,
         others_right=others_right,
         cut=cut,
-        cut_unconfirmed=not read.confirmed,
+        unconfirmed=not read.confirmed,
         seconds=seconds,
     )
 
@@ -317,12 +328,19 @@ def read_of(report: KingdomReport) -> Read:
     return Read(prediction.kingdom, frozenset(flagged), report.confirmed)
 
 
-def evaluate_photo(scene: Scene, model: CellClassifier) -> tuple[list[Outcome], int]:
-    """Run the pipeline on a scene; judge each true kingdom, and count the phantoms:
-    confirmed kingdoms read where there is none."""
+def evaluate_photo(
+    scene: Scene, model: CellClassifier, params: Params = (DETECT_DEFAULT, READ_DEFAULT)
+) -> tuple[list[Outcome], int]:
+    """Run the pipeline on a scene (with the tuned values ``params``); judge each true
+    kingdom, and count the phantoms: confirmed kingdoms read where there is none."""
     started = time.perf_counter()
+    detect, reading = params
     try:
-        reports = list(score_photo(scene.image, model=model).kingdoms)
+        reports = list(
+            score_photo(
+                scene.image, model=model, detect_params=detect, read_params=reading
+            ).kingdoms
+        )
     except BoardNotFoundError:
         reports = []
     seconds = time.perf_counter() - started
@@ -335,11 +353,41 @@ def evaluate_photo(scene: Scene, model: CellClassifier) -> tuple[list[Outcome], 
         if index is not None and error < near:
             read = read_of(reports[index])
             used.add(index)
-        outcomes.append(
-            judge(truth.kingdom, read, hidden=truth.hidden, cut=truth.cut, seconds=seconds)
-        )
+        outcome = judge(truth.kingdom, read, hidden=truth.hidden, cut=truth.cut, seconds=seconds)
+        if outcome.total_wrong:
+            report = reports[index] if read is not None and index is not None else None
+            outcome = replace(outcome, detail=wrong_detail(truth.kingdom, read, report))
+        outcomes.append(outcome)
     phantoms = sum(1 for i, r in enumerate(reports) if i not in used and r.confirmed)
     return outcomes, phantoms
+
+
+def wrong_detail(truth: Kingdom, read: Read | None, report: KingdomReport | None) -> str:
+    """What was read wrong in a kingdom: each wrong square as ``(row, col):TRUE->READ``,
+    ``(f)`` where it was flagged, the totals, and the verdict with its first reasons.
+
+    >>> read = Read(Kingdom.parse("F0 F0 C"), frozenset({(0, 0)}), confirmed=False)
+    >>> wrong_detail(Kingdom.parse("F1 F0 C"), read, None)
+    '(0, 0):F1->F0(f) | total 0, true 2; unconfirmed'
+    """
+    if read is None:
+        return "not found"
+    turned = aligned(read.kingdom, truth, read.flagged)
+    if turned is None:
+        squares = (
+            f"grid {read.kingdom.height}×{read.kingdom.width}, true {truth.height}×{truth.width}"
+        )
+    else:
+        kingdom, flags = turned
+        squares = " ".join(
+            f"{p}:{cell.token}->{kingdom[p].token}{'(f)' if p in flags else ''}"
+            for p, cell in truth.cells()
+            if kingdom[p] != cell
+        )
+    verdict = "confirmed" if read.confirmed else "unconfirmed"
+    reasons = "; ".join(list(report.reasons)[:2]) if report is not None else ""
+    totals = f"total {score(read.kingdom).total}, true {score(truth).total}"
+    return f"{squares} | {totals}; {verdict}" + (f" ({reasons})" if reasons else "")
 
 
 # --- the matrix ------------------------------------------------------------------------------
@@ -377,9 +425,7 @@ class Row:
                 f"others right {_pct(sum(x.others_right for x in o), others)}"
             )
         if cut:
-            checks.append(
-                f"cut kingdom unconfirmed {sum(x.cut_unconfirmed for x in cut)}/{len(cut)}"
-            )
+            checks.append(f"cut kingdom unconfirmed {sum(x.unconfirmed for x in cut)}/{len(cut)}")
         if self.phantoms:
             checks.append(f"{self.phantoms} confirmed kingdom(s) where there is none")
         return {
@@ -390,6 +436,9 @@ class Row:
             "kingdoms exact": f"{sum(x.exact for x in o)}/{n}",
             "flagged wrong": str(sum(x.flagged for x in o)),
             "SILENT WRONG": str(sum(x.silent for x in o) + self.phantoms),
+            "right, unconfirmed": str(
+                sum(x.found and not x.total_wrong and x.unconfirmed and not x.cut for x in o)
+            ),
             "s/photo": f"{self.seconds / max(self.photos, 1):.2f}",
             "checks": "; ".join(checks) or "–",
         }
@@ -403,6 +452,7 @@ COLUMNS: Final = (
     "kingdoms exact",
     "flagged wrong",
     "SILENT WRONG",
+    "right, unconfirmed",
     "s/photo",
     "checks",
 )
@@ -461,18 +511,20 @@ def held_out_kingdoms(
     return picked
 
 
-# worker state: the fold classifiers, loaded once per process
+# worker state: the fold classifiers, loaded once per process, and the tuned values
 _MODELS: list[CellClassifier] = []
+_PARAMS: list[Params] = []
 
 
-def _load_models(folders: Sequence[str]) -> None:
+def _load_models(folders: Sequence[str], params: Params) -> None:
     _MODELS[:] = [load_model(f) for f in folders]
+    _PARAMS[:] = [params]
 
 
 def _run_one(task: tuple[str, int, int, Board, Board]) -> tuple[str, list[Outcome], int]:
     name, seed, fold, board, partner = task
     scene = cached_scene(name, seed, board, partner)
-    outcomes, phantoms = evaluate_photo(scene, _MODELS[fold])
+    outcomes, phantoms = evaluate_photo(scene, _MODELS[fold], _PARAMS[0])
     return name, outcomes, phantoms
 
 
@@ -512,8 +564,10 @@ def run_matrix(
     seed: int = 5000,
     jobs: int = 1,
     cache: Path = CACHE_DIR,
+    params: Params = (DETECT_DEFAULT, READ_DEFAULT),
 ) -> list[Row]:
-    """Photograph ``kingdoms`` held-out kingdoms under each condition and judge the readings.
+    """Photograph ``kingdoms`` held-out kingdoms under each condition and judge the readings
+    made with the tuned values ``params`` (detection's and reading's).
 
     Kingdom ``i`` is photographed with seed ``seed + i`` under every condition.
     """
@@ -535,14 +589,32 @@ def run_matrix(
             print(f"{name}: {rows[name].cells()}", file=sys.stderr, flush=True)
 
     if jobs > 1:
-        with ProcessPoolExecutor(jobs, initializer=_load_models, initargs=(folders,)) as pool:
+        with ProcessPoolExecutor(
+            jobs, initializer=_load_models, initargs=(folders, params)
+        ) as pool:
             for result in pool.map(_run_one, tasks, chunksize=1):
                 add(*result)
     else:
-        _load_models(folders)
+        _load_models(folders, params)
         for task in tasks:
             add(*_run_one(task))
     return [rows[name] for name in conditions]
+
+
+def split_overrides(assignments: Sequence[str]) -> Params:
+    """Detection's and reading's tuned values with ``assignments`` applied: those named
+    ``read.FIELD=VALUE`` to :class:`~scorer.read.params.ReadParams`, the others
+    (``GROUP.FIELD=VALUE``) to :class:`~scorer.detect.params.DetectParams`.
+
+    >>> detect, read = split_overrides(["read.red_cast=0.2", "work.side=900"])
+    >>> read.red_cast, detect.work.side
+    (0.2, 900)
+    """
+    reading = [a.removeprefix("read.") for a in assignments if a.startswith("read.")]
+    detecting = [a for a in assignments if not a.startswith("read.")]
+    return with_overrides(DETECT_DEFAULT, detecting), with_overrides(
+        READ_DEFAULT, reading, "the reading parameters"
+    )
 
 
 def matrix_main(argv: Sequence[str] | None = None) -> int:
@@ -561,14 +633,31 @@ def matrix_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-write", action="store_true", help="print only; write no report")
     p.add_argument("--out", default=str(_REPO / "models" / "matrix_evaluation.md"))
     p.add_argument("--cache", default=str(CACHE_DIR), help="folder of the fold classifiers")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="GROUP.FIELD=VALUE",
+        help="read with a tuned value changed: read.FIELD for reading (scorer.read.params), "
+        "GROUP.FIELD for detection (scorer.detect.params); repeatable",
+    )
+    p.add_argument(
+        "--details",
+        action="store_true",
+        help="also list every wrong total: the wrong squares, flags and verdict",
+    )
     args = p.parse_args(argv)
+    try:
+        params = split_overrides(args.set)
+    except ValueError as err:
+        p.error(f"--set: {err}")
     names = [n.strip() for n in args.conditions.split(",") if n.strip()]
     unknown = [n for n in names if n not in CONDITIONS]
     if unknown:
         p.error(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(CONDITIONS)}")
     started = time.perf_counter()
     rows = run_matrix(
-        data_dir(args.data), names, args.kingdoms, args.seed, args.jobs, Path(args.cache)
+        data_dir(args.data), names, args.kingdoms, args.seed, args.jobs, Path(args.cache), params
     )
     elapsed = time.perf_counter() - started
     command = "python -m scorer.evaluate_photos --matrix " + " ".join(
@@ -587,6 +676,13 @@ def matrix_main(argv: Sequence[str] | None = None) -> int:
         ]
     )
     print(text)
+    if args.details:
+        print("\n## Wrong totals\n")
+        for row in rows:
+            for i, outcome in enumerate(row.outcomes):
+                if outcome.total_wrong:
+                    kind = "SILENT" if outcome.silent else "flagged"
+                    print(f"- {row.condition} #{i} {kind}: {outcome.detail}")
     if not args.no_write:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -609,6 +705,8 @@ NOTES: Final = (
     "Glare and hand: squares with at least 20% of their area washed out or covered are "
     "hidden; all must be flagged, the others read right. Cut by the frame: the kingdom must "
     "never be confirmed (refused or unconfirmed).",
+    "right, unconfirmed: kingdoms read with the right total that still wait for the player "
+    "to confirm them: the price of the caution.",
     "s/photo: the pipeline alone, on photos of about 1 MP (0.3 MP for mp_0.3, smaller when "
     "cropped), in processes sharing the machine; not a benchmark.",
 )

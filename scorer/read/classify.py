@@ -90,7 +90,8 @@ class BoardPrediction:
     unreadable: tuple[Unreadable, ...] = ()
 
     def runner_up(self, pos: Position) -> Cell:
-        """The most probable reading of a square other than the decoded one.
+        """The most probable reading of a square other than the decoded one that the kingdom
+        allows: not the castle where the castle stands elsewhere (a kingdom has one).
 
         For a doubtful square this is what the player most likely needs instead.
 
@@ -105,8 +106,22 @@ class BoardPrediction:
         """
         order = np.argsort(-np.asarray(self.probabilities[pos]), kind="stable")
         chosen = self.kingdom[pos]
-        others: list[Cell] = [self.classes[int(i)] for i in order if self.classes[int(i)] != chosen]
+        castle_elsewhere = chosen != CASTLE and any(c == CASTLE for _, c in self.kingdom.cells())
+        others: list[Cell] = [
+            self.classes[int(i)]
+            for i in order
+            if self.classes[int(i)] != chosen
+            and not (castle_elsewhere and self.classes[int(i)] == CASTLE)
+        ]
         return others[0]
+
+    def overridden(self) -> frozenset[Position]:
+        """Squares whose decoded label is not the classifier's most probable one: the tile
+        set (or the one castle) overruled what the square looks like."""
+        best = np.asarray(self.probabilities).argmax(axis=-1)
+        return frozenset(
+            pos for pos, cell in self.kingdom.cells() if self.classes[best[pos]] != cell
+        )
 
     def second_choices(self) -> dict[Position, Cell]:
         """:meth:`runner_up` of every doubtful square, in reading order."""

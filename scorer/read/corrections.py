@@ -40,7 +40,7 @@ from scorer.read.classify import (
     predict_from_probabilities,
 )
 from scorer.read.decoding import decode
-from scorer.read.light import corrected, reading_light
+from scorer.read.light import NEUTRAL, Light, corrected, fit_light, plausible_light, reading_light
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.read.unreadable import unreadable_squares, with_unreadable
 from scorer.read.verify import verified_outline
@@ -110,9 +110,13 @@ def read_and_correct(
         found or marked.
     """
     light = reading_light(board, found.shape, params)
+    first = None
+    if params.light_trial and light is NEUTRAL:
+        light, first = _tried_light(board, found.shape, model, params)
+    taken = image  # glare is judged in the photo as taken: a darkened highlight is still glare
     image, board = corrected(image, light), corrected(board, light)
     reading = read_rectified(
-        image, found, board, model, square_px, grid=grid, refine=refine, params=params
+        image, found, board, model, square_px, grid=grid, refine=refine, params=params, first=first
     )
     outline = None
     if refine:
@@ -137,8 +141,27 @@ def read_and_correct(
             params=params,
         )
     location, board, prediction = reading
-    hidden = unreadable_squares(board, location, prediction, image, params)
+    seen = board if taken is image else rectify(taken, location, square_px)
+    hidden = unreadable_squares(seen, location, prediction, taken, params)
     return outline, Reading(location, board, with_unreadable(prediction, hidden))
+
+
+def _tried_light(
+    board: np.ndarray,
+    shape: tuple[int, int],
+    model: CellClassifier | None,
+    params: ReadParams,
+) -> tuple[Light, BoardPrediction | None]:
+    """The fitted light of a kingdom whose light lies inside the normal bands, when its
+    board reads clearer in it than as photographed, else :data:`NEUTRAL`; with the board's
+    reading in the light taken."""
+    light = fit_light(board, shape)
+    if not plausible_light(light, params) or not np.any(light.offset):
+        return NEUTRAL, None
+    as_taken = classify_board(board, shape, model)
+    relit = classify_board(corrected(board, light), shape, model)
+    clearer = reading_clarity(relit, params=params) - reading_clarity(as_taken, params=params)
+    return (light, relit) if clearer > params.light_clearer_by else (NEUTRAL, as_taken)
 
 
 def read_rectified(
@@ -151,6 +174,7 @@ def read_rectified(
     grid: int | None = None,
     refine: bool = True,
     params: ReadParams = DEFAULT,
+    first: BoardPrediction | None = None,
 ) -> Reading:
     """Read a kingdom's rectified board, and correct its outline by what is read.
 
@@ -181,12 +205,14 @@ def read_rectified(
         Whether what is read may correct the outline.
     params : ReadParams
         The tuned values of the corrections.
+    first : BoardPrediction, optional
+        The board's reading where it was already made.
 
     Returns
     -------
     Reading
     """
-    reading = classify_board(board, location.shape, model)
+    reading = classify_board(board, location.shape, model) if first is None else first
     if refine and grid is None:
         kept = drop_bare_edges(reading, params=params)
         if kept != (0, location.shape[0], 0, location.shape[1]):

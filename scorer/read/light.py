@@ -222,8 +222,17 @@ def reading_light(board: np.ndarray, shape: tuple[int, int], params: ReadParams 
     Light
     """
     light = fit_light(board, shape)
-    plausible = max(abs(light.red_cast), abs(light.blue_cast)) <= params.light_limit
-    return light if plausible and needs_correction(light, params) else NEUTRAL
+    return light if plausible_light(light, params) and needs_correction(light, params) else NEUTRAL
+
+
+def plausible_light(light: Light, params: ReadParams = DEFAULT) -> bool:
+    """Whether a fitted light's colour cast is one a photo is taken in (within
+    ``params.light_limit``), not a drawing's missing channel.
+
+    >>> plausible_light(NEUTRAL), plausible_light(Light(np.log([0.01, 1, 1])))
+    (True, False)
+    """
+    return max(abs(light.red_cast), abs(light.blue_cast)) <= params.light_limit
 
 
 def corrected(image: np.ndarray, light: Light) -> np.ndarray:

@@ -70,6 +70,12 @@ class ReadParams:
     blue_cast: float = 1.0
     """Fitted log gain of blue over green (nats), either way, beyond which the cast is corrected."""
 
+    light_trial: bool = True
+    """Whether a fitted light inside the normal bands is kept where the board reads clearer."""
+
+    light_clearer_by: float = 0.0
+    """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
+
     light_limit: float = 2.0
     """Largest fitted colour cast (nats) taken as a light's; beyond, nothing is corrected."""
 

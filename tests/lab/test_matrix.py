@@ -78,12 +78,12 @@ def test_hidden_squares_counted_flagged_and_the_others_right() -> None:
 def test_not_found_is_neither_flagged_nor_silent() -> None:
     out = judge(TRUTH, None, cut=True)
     assert not out.found and not out.silent and not out.flagged
-    assert out.cut and out.cut_unconfirmed
+    assert out.cut and out.unconfirmed
 
 
 def test_cut_kingdom_confirmed_is_reported() -> None:
     out = judge(TRUTH, Read(TRUTH, frozenset(), confirmed=True), cut=True)
-    assert out.cut and not out.cut_unconfirmed
+    assert out.cut and not out.unconfirmed
 
 
 def test_aligned_none_for_another_shape() -> None:

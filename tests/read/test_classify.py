@@ -216,6 +216,29 @@ def test_runner_up_is_the_likeliest_reading_other_than_the_decoded_one() -> None
     assert prediction.second_choices() == {(0, 0): Cell.parse("W0")}
 
 
+def test_the_runner_up_is_never_a_second_castle() -> None:
+    # Square (0, 0) looks most like a castle after W0, but the kingdom's castle is at (0, 2).
+    proba = np.full((1, 3, len(ALL_CELLS)), 0.01)
+    w0, castle, m0 = (ALL_CELLS.index(Cell.parse(t)) for t in ("W0", "C", "M0"))
+    proba[0, 0, [w0, castle, m0]] = 0.6, 0.3, 0.05
+    proba[0, 2, castle] = 0.9
+    prediction = BoardPrediction(
+        Kingdom.parse("W0 M0 C"), np.ones((1, 3)), proba, ALL_CELLS, frozenset({(0, 0)})
+    )
+    assert prediction.runner_up((0, 0)) == Cell.parse("M0")
+
+
+def test_overridden_squares_are_those_decoded_against_their_best_reading() -> None:
+    proba = np.full((1, 3, len(ALL_CELLS)), 0.01)
+    w0, w1, m0, castle = (ALL_CELLS.index(Cell.parse(t)) for t in ("W0", "W1", "M0", "C"))
+    proba[0, 0, [w0, w1]] = 0.5, 0.3
+    proba[0, 1, m0] = 0.9
+    proba[0, 2, castle] = 0.9
+    decoded = Kingdom.parse("W1 M0 C")
+    prediction = BoardPrediction(decoded, np.ones((1, 3)), proba, ALL_CELLS, frozenset({(0, 0)}))
+    assert prediction.overridden() == {(0, 0)}
+
+
 # --------------------------------------------------------------------------- the file format
 
 
