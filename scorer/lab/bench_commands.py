@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import statistics
@@ -189,7 +190,9 @@ def write_scenes(
 ) -> list[str]:
     """Write ``count`` generated photos as JPEG files; return their paths, in order."""
     jobs = [(folder / f"scene-{k:04d}.jpg", seed + k, long_side, data) for k in range(count)]
-    with ProcessPoolExecutor() as pool:
+    # New interpreters, as scorer.batch starts them: a forked worker can inherit a lock
+    # another thread held at the fork (one such worker hung for 20 minutes).
+    with ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn")) as pool:
         return list(pool.map(_write_scene, jobs, chunksize=4))
 
 

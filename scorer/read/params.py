@@ -73,6 +73,9 @@ class ReadParams:
     light_trial: bool = True
     """Whether a fitted light inside the normal bands is kept where the board reads clearer."""
 
+    light_trial_sure: bool = True
+    """Whether the light is tried on a board whose every square already reads surely."""
+
     light_clearer_by: float = 0.0
     """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
 

@@ -358,3 +358,53 @@ def test_the_tuned_values_are_those_given() -> None:
     sure = replace(DEFAULT, clearer_by=100.0)
     assert read_and_correct(image, found, board, ClarityModel())[0] is RIGHT  # type: ignore[arg-type]
     assert read_and_correct(image, found, board, ClarityModel(), params=sure)[0] is None  # type: ignore[arg-type]
+
+
+class _SecondLookModel:
+    """Reads a 2×2 board as W1 W1 / W1 castle: as sure as ``first`` on its first board, sure
+    from then on."""
+
+    def __init__(self, first: float) -> None:
+        self.first, self.boards = first, 0
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        self.boards += 1
+        sure = self.first if self.boards == 1 else 0.99
+        p = np.full((len(crops), len(ALL_CELLS)), (1 - sure) / (len(ALL_CELLS) - 1))
+        p[:, ALL_CELLS.index(CROWNED_WHEAT)] = sure
+        castle = p[3::4]  # the fourth square of each board is the castle
+        castle[:, [ALL_CELLS.index(CROWNED_WHEAT), ALL_CELLS.index(CASTLE)]] = castle[
+            :, [ALL_CELLS.index(CASTLE), ALL_CELLS.index(CROWNED_WHEAT)]
+        ]
+        p[3::4] = castle
+        return p
+
+
+# A reddish board: its fitted light is not the training light, and casts no impossible colour.
+TINTED = np.full((2 * SQUARE_PX, 2 * SQUARE_PX, 3), (40, 110, 170), np.uint8)
+
+
+def test_with_the_gate_a_board_read_surely_is_not_tried_in_another_light() -> None:
+    from scorer.read.corrections import _tried_light
+
+    model = _SecondLookModel(first=0.99)
+    gated = replace(DEFAULT, light_trial_sure=False)
+    light, first = _tried_light(TINTED, (2, 2), model, gated)  # type: ignore[arg-type]
+    assert not np.any(light.offset)
+    assert model.boards == 1 and first is not None and not first.doubtful
+
+
+def test_the_light_a_doubtful_board_reads_clearer_in_is_kept() -> None:
+    from scorer.read.corrections import _tried_light
+    from scorer.read.light import fit_light
+
+    model = _SecondLookModel(first=0.5)
+    light, first = _tried_light(TINTED, (2, 2), model, DEFAULT)  # type: ignore[arg-type]
+    assert np.allclose(light.offset, fit_light(TINTED, (2, 2)).offset)
+    assert np.any(light.offset)
+    assert model.boards == 2 and first is not None and not first.doubtful
+    # Tried though sure (the default), and no clearer in the fitted light: the photo's own
+    # light stays.
+    model = _SecondLookModel(first=0.99)
+    light, _ = _tried_light(TINTED, (2, 2), model, DEFAULT)  # type: ignore[arg-type]
+    assert model.boards == 2 and not np.any(light.offset)
