@@ -20,6 +20,7 @@ class Cause(enum.Enum):
     CUT_OFF = "cut off"
     HIDDEN = "hidden"
     COVERED = "covered"
+    OVER_EDGE = "over the edge"
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,12 @@ class Unreadable:
             return _(
                 "something covers row {row} column {column}: it reads as empty but does not "
                 "look like the table",
+                row=row,
+                column=column,
+            )
+        if self.cause is Cause.OVER_EDGE:
+            return _(
+                "something lies over row {row} column {column} from beyond the kingdom's edge",
                 row=row,
                 column=column,
             )

@@ -97,6 +97,9 @@ class ReadParams:
     covered_share: float = 0.5
     """Share of an empty read's pixels (0–1) unlike the table beyond which something covers it."""
 
+    over_edge_share: float = 0.2
+    """Share of a rim square (0–1) like what lies over the edge beside it that counts as covered."""
+
     cut_share: float = 0.25
     """Share of a square (0–1) beyond the photo's border from which the edge cuts it off."""
 

@@ -89,6 +89,8 @@ def unreadable_squares(
         found.setdefault(square.position, square.cause)
     for pos in unlike_table(board, location, prediction, image, params):
         found.setdefault(pos, Cause.COVERED)
+    for pos in over_the_edge(board, location, image, params):
+        found.setdefault(pos, Cause.OVER_EDGE)
     return tuple(Unreadable(pos, found[pos]) for pos in sorted(found))
 
 
@@ -180,6 +182,69 @@ def unlike_table(
         if float(np.mean(gap > params.table_distance)) > params.covered_share:
             out.append((r, c))
     return out
+
+
+def over_the_edge(
+    board: np.ndarray, location: BoardLocation, image: np.ndarray, params: ReadParams = DEFAULT
+) -> list[Position]:
+    """The squares of the kingdom's rim that something lying across its edge covers: a
+    hand, a sleeve, a box.
+
+    Beside a rim square, a third of a square outside the grid, the ring should show the
+    table. Where more than ``params.covered_share`` of the ring points within a square of
+    its centre are unlike the table (every one of their Lab colours farther than
+    ``params.table_distance`` from the ring's colours more than ``params.table_far``
+    squares away), something lies over the edge there; it lies over the square too when
+    more than ``params.over_edge_share`` of the square's pixels have its colours (within
+    ``params.table_distance`` of those ring points). A brighter patch of table beside the
+    kingdom is unlike the far table, but not like the square.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The rectified board (BGR uint8).
+    location : BoardLocation
+    image : numpy.ndarray
+        The photo (BGR uint8).
+    params : ReadParams
+
+    Returns
+    -------
+    list of Position
+        In reading order; none where too little of the ring lies in the photo.
+    """
+    grid_points, points = _ring(location)
+    inside = _inside(points, image.shape)
+    if np.count_nonzero(inside) < _LEAST_RING:
+        return []
+    grid_points = grid_points[inside]
+    colours = _lab(_pixels_at(image, points).reshape(-1, 1, 3)).reshape(-1, 3)
+    rows, cols = location.shape
+    crops = split_cells(board, location.shape)
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            if 0 < r < rows - 1 and 0 < c < cols - 1:
+                continue
+            d = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5)
+            near, far = d <= 1.0, d > params.table_far
+            if np.count_nonzero(near) < 3 or np.count_nonzero(far) < _LEAST_RING:
+                continue
+            unlike = colours[near][_nearest(colours[near], colours[far]) > params.table_distance]
+            if len(unlike) <= params.covered_share * np.count_nonzero(near):
+                continue
+            crop = crops[r * cols + c]
+            small = _lab(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA)).reshape(-1, 3)
+            if np.mean(_nearest(small, unlike) <= params.table_distance) > params.over_edge_share:
+                out.append((r, c))
+    return out
+
+
+def _nearest(colours: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """Each colour's Lab distance to the nearest colour of the palette."""
+    return np.asarray(
+        np.sqrt(((colours[:, None, :] - palette[None]) ** 2).sum(axis=-1)).min(axis=1)
+    )
 
 
 _LEAST_RING: Final = 8

@@ -16,6 +16,7 @@ from scorer.read.params import DEFAULT
 from scorer.read.unreadable import (
     cut_off_squares,
     glare_squares,
+    over_the_edge,
     unlike_table,
     unreadable_squares,
     walled_in_empty,
@@ -196,3 +197,37 @@ def test_an_empty_read_at_the_rim_unlike_the_table_is_covered(
 
 LAYOUT_READ = "W0 W0 F0 F0 L0\nW1 M0 F1 G0 L0\nS0 S0 C G0 L1\nS2 G2 G2 W0 W0\nM2 L0 L1 F0 F0"
 """The grid of the fixture board (``conftest.LAYOUT``)."""
+
+
+SKIN = (125, 155, 215)
+"""A hand's colour (BGR)."""
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside", "over"),
+    [
+        (SKIN, SKIN, True),  # a hand over the corner square, reaching out over the table
+        (None, (110, 110, 110), False),  # a brighter patch of table beside the square
+        (SKIN, None, False),  # a skin-coloured square, the table clear beside it
+    ],
+)
+def test_something_lying_over_the_kingdoms_edge_covers_the_rim_square_it_reaches(
+    crop_board: Board,
+    inside: tuple[int, int, int] | None,
+    outside: tuple[int, int, int] | None,
+    over: bool,
+) -> None:
+    board, _ = crop_board
+    photo = np.full((7 * SIDE, 7 * SIDE, 3), 60, np.uint8)
+    photo[SIDE : 6 * SIDE, SIDE : 6 * SIDE] = board
+    if outside is not None:  # over the table beside the top-right corner square
+        photo[SIDE // 2 : SIDE, 5 * SIDE : 6 * SIDE + SIDE // 2] = outside
+        photo[SIDE : 2 * SIDE, 6 * SIDE : 6 * SIDE + SIDE // 2] = outside
+    if inside is not None:
+        photo[SIDE : 2 * SIDE, 5 * SIDE + SIDE // 3 : 6 * SIDE] = inside
+    location = BoardLocation(WHOLE.corners + SIDE, (5, 5))
+    inner = photo[SIDE : 6 * SIDE, SIDE : 6 * SIDE]
+    assert over_the_edge(inner, location, photo) == ([(0, 4)] if over else [])
+    prediction = _reading(LAYOUT_READ)
+    found = unreadable_squares(inner, location, prediction, photo)  # type: ignore[arg-type]
+    assert (Unreadable((0, 4), Cause.OVER_EDGE) in found) is over
