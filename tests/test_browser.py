@@ -235,9 +235,10 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
     tab.get_by_text("0 of 4 corners marked").wait_for(timeout=30_000)
     # Click them in a scrambled order: the page puts them in order itself.
     for n, (x, y) in enumerate([corners[2], corners[0], corners[3], corners[1]], start=1):
-        image, box = _loaded_picture(tab, -1)
+        image, box = _loaded_picture(tab, -1, at_least=2)  # the kingdom's and the corners
         image.click(position={"x": x * box["width"] / width, "y": y * box["height"] / height})
         tab.get_by_text(f"{n} of 4 corners marked").wait_for(timeout=30_000)
+    _idle(tab)
     tab.get_by_role("button", name="Read the kingdom inside them").click()
     tab.get_by_text("Read inside the corners you marked").wait_for(timeout=SCORE_TIMEOUT_MS)
     _wait_for_metrics(tab, 1)
@@ -338,10 +339,25 @@ def test_phone_shows_each_total_and_place_first_and_its_taps_are_44_px(
         _screenshot(tab, "browser-desktop.png")
 
 
-def _loaded_picture(tab: Any, n: int) -> tuple[Any, dict[str, float]]:
-    """The ``n``-th click picker's picture (``-1``: the last) and its box, once the picture
-    has loaded and its frame has taken the picture's height: a click placed from an earlier
-    box lands elsewhere on the photo."""
+def _idle(tab: Any) -> None:
+    """Wait until the app's script has stopped running: a tap while it reruns may be lost
+    (the player would tap again; a test would wait for nothing)."""
+    tab.wait_for_timeout(300)  # a rerun shows its running icon a moment after it starts
+    tab.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidgetRunningIcon]')",
+        timeout=SCORE_TIMEOUT_MS,
+    )
+
+
+def _loaded_picture(tab: Any, n: int, at_least: int = 1) -> tuple[Any, dict[str, float]]:
+    """The ``n``-th click picker's picture (``-1``: the last) and its box, once the app is
+    idle, ``at_least`` pickers are on the page, the picture has loaded and its frame has
+    taken the picture's height: a click placed from an earlier box lands elsewhere."""
+    _idle(tab)
+    tab.wait_for_function(
+        f"() => document.querySelectorAll('iframe[title*=image_picker]').length >= {at_least}",
+        timeout=30_000,
+    )
     frames = tab.locator("iframe[title*=image_picker]")
     index = frames.count() - 1 if n < 0 else n
     frame = frames.nth(index)
