@@ -177,8 +177,7 @@ def unlike_table(
         if np.count_nonzero(far) < _LEAST_RING:
             continue
         crop = crops[r * location.shape[1] + c]
-        small = _lab(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA)).reshape(-1, 3)
-        gap = np.sqrt(((small[:, None, :] - palette[None, far]) ** 2).sum(axis=-1)).min(axis=1)
+        gap = _nearest(_square_lab(crop), palette[far])
         if float(np.mean(gap > params.table_distance)) > params.covered_share:
             out.append((r, c))
     return out
@@ -233,11 +232,15 @@ def over_the_edge(
             unlike = colours[near][_nearest(colours[near], colours[far]) > params.table_distance]
             if len(unlike) <= params.covered_share * np.count_nonzero(near):
                 continue
-            crop = crops[r * cols + c]
-            small = _lab(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA)).reshape(-1, 3)
-            if np.mean(_nearest(small, unlike) <= params.table_distance) > params.over_edge_share:
+            square = _square_lab(crops[r * cols + c])
+            if np.mean(_nearest(square, unlike) <= params.table_distance) > params.over_edge_share:
                 out.append((r, c))
     return out
+
+
+def _square_lab(crop: np.ndarray) -> np.ndarray:
+    """The Lab colours of a square's crop shrunk to 16 × 16 pixels (``256 × 3``)."""
+    return _lab(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA)).reshape(-1, 3)
 
 
 def _nearest(colours: np.ndarray, palette: np.ndarray) -> np.ndarray:
