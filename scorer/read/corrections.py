@@ -40,7 +40,14 @@ from scorer.read.classify import (
     predict_from_probabilities,
 )
 from scorer.read.decoding import decode
-from scorer.read.light import NEUTRAL, Light, corrected, fit_light, plausible_light, reading_light
+from scorer.read.light import (
+    NEUTRAL,
+    Light,
+    corrected,
+    fit_light,
+    outside_bands,
+    plausible_light,
+)
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.read.unreadable import unreadable_squares, with_unreadable
 from scorer.read.verify import verified_outline
@@ -105,14 +112,15 @@ def read_and_correct(
     reading : Reading
         The kingdom as read, its outline corrected (:func:`read_rectified`), its board in
         the training light where the photo's light was far from it
-        (:func:`scorer.read.light.reading_light`), and its squares that cannot be read
-        flagged (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was
-        found or marked.
+        (:func:`scorer.read.light.outside_bands`) or reads clearer in it (``_tried_light``),
+        and its squares that cannot be read flagged
+        (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was found or
+        marked.
     """
-    light = reading_light(board, found.shape, params)
-    first = None
+    fitted = fit_light(board, found.shape)
+    light, first = outside_bands(fitted, params), None
     if params.light_trial and light is NEUTRAL:
-        light, first = _tried_light(board, found.shape, model, params)
+        light, first = _tried_light(board, found.shape, fitted, model, params)
     taken = image  # glare is judged in the photo as taken: a darkened highlight is still glare
     image, board = corrected(image, light), corrected(board, light)
     reading = read_rectified(
@@ -149,16 +157,16 @@ def read_and_correct(
 def _tried_light(
     board: np.ndarray,
     shape: tuple[int, int],
+    light: Light,
     model: CellClassifier | None,
     params: ReadParams,
 ) -> tuple[Light, BoardPrediction | None]:
-    """The fitted light of a kingdom whose light lies inside the normal bands, when its
+    """The fitted ``light`` of a kingdom, inside the normal bands, when its
     board reads clearer in it than as photographed, else :data:`NEUTRAL`; with the board's
     reading in the light taken.
 
     With ``params.light_trial_sure`` off, a board whose every square reads surely as
     photographed is not tried (faster; three more wrong totals in the held-out draw)."""
-    light = fit_light(board, shape)
     if not plausible_light(light, params) or not np.any(light.offset):
         return NEUTRAL, None
     as_taken = classify_board(board, shape, model)

@@ -221,7 +221,16 @@ def reading_light(board: np.ndarray, shape: tuple[int, int], params: ReadParams 
     -------
     Light
     """
-    light = fit_light(board, shape)
+    return outside_bands(fit_light(board, shape), params)
+
+
+def outside_bands(light: Light, params: ReadParams = DEFAULT) -> Light:
+    """A fitted light to correct by, as :func:`reading_light` decides: the light itself where
+    it is plausible and outside the normal bands, else :data:`NEUTRAL`.
+
+    >>> outside_bands(Light(np.log([0.35, 0.35, 0.35]))) is NEUTRAL
+    False
+    """
     return light if plausible_light(light, params) and needs_correction(light, params) else NEUTRAL
 
 

@@ -386,10 +386,11 @@ TINTED = np.full((2 * SQUARE_PX, 2 * SQUARE_PX, 3), (40, 110, 170), np.uint8)
 
 def test_with_the_gate_a_board_read_surely_is_not_tried_in_another_light() -> None:
     from scorer.read.corrections import _tried_light
+    from scorer.read.light import fit_light
 
     model = _SecondLookModel(first=0.99)
     gated = replace(DEFAULT, light_trial_sure=False)
-    light, first = _tried_light(TINTED, (2, 2), model, gated)  # type: ignore[arg-type]
+    light, first = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, gated)  # type: ignore[arg-type]
     assert not np.any(light.offset)
     assert model.boards == 1 and first is not None and not first.doubtful
 
@@ -399,12 +400,12 @@ def test_the_light_a_doubtful_board_reads_clearer_in_is_kept() -> None:
     from scorer.read.light import fit_light
 
     model = _SecondLookModel(first=0.5)
-    light, first = _tried_light(TINTED, (2, 2), model, DEFAULT)  # type: ignore[arg-type]
+    light, first = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
     assert np.allclose(light.offset, fit_light(TINTED, (2, 2)).offset)
     assert np.any(light.offset)
     assert model.boards == 2 and first is not None and not first.doubtful
     # Tried though sure (the default), and no clearer in the fitted light: the photo's own
     # light stays.
     model = _SecondLookModel(first=0.99)
-    light, _ = _tried_light(TINTED, (2, 2), model, DEFAULT)  # type: ignore[arg-type]
+    light, _ = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
     assert model.boards == 2 and not np.any(light.offset)
