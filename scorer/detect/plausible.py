@@ -158,11 +158,8 @@ def overlap_share(a: BoardLocation, b: BoardLocation) -> float:
     smaller = min(abs(cv2.contourArea(pa)), abs(cv2.contourArea(pb)))
     if smaller <= 0:
         return 1.0
-    try:
-        shared, _ = cv2.intersectConvexConvex(pa, pb)
-    except cv2.error:  # not convex: the centre test of the caller decides
-        return 0.0
-    return float(shared / smaller)
+    # Not convex: no area shared, and the centre test of the caller decides.
+    return overlap_area(a, b) / smaller
 
 
 def apart(locations: Sequence[BoardLocation], max_overlap: float) -> list[BoardLocation]:
