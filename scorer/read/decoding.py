@@ -4,7 +4,7 @@ A kingdom is the castle plus dominoes: every tile square shares a domino
 with one neighbour, and each of the 48 dominoes exists once (a few twice).
 :func:`decode` chooses the labels of all squares and the way they pair
 into dominoes together, as one small integer programme solved exactly by
-:func:`scipy.optimize.milp`. A square whose best label fits no domino with any
+HiGHS (``highspy``). A square whose best label fits no domino with any
 neighbour (a M0 beside no W1, say) then gives way to its next most probable
 label when that makes a domino, and a square may stay unpaired at a fixed cost,
 so an unusual but real kingdom still decodes.
@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -238,37 +238,68 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
         ]
     )
     lower = np.concatenate([np.ones(n + 1), np.zeros(len(dominoes) + len(labels))])
-    from scipy.optimize import Bounds, LinearConstraint
-    from scipy.sparse import csr_matrix
-
     r, c = zip(*prog.entries, strict=True)
-    matrix = csr_matrix((np.ones(len(r)), (r, c)), shape=(n_rows, len(prog.costs)))
-    result = _milp(
-        np.asarray(prog.costs),
-        constraints=LinearConstraint(matrix, lower, upper),
-        integrality=np.ones(len(prog.costs)),
-        bounds=Bounds(0, 1),
-        options={"time_limit": TIME_LIMIT_S},
-    )
-    if result.x is None:  # the programme always has a solution; this guards the solver
+    x = _milp(np.asarray(prog.costs), np.asarray(r), np.asarray(c), n_rows, lower, upper)
+    if x is None:  # the programme always has a solution; this guards the solver
         return _assign(cost)
     chosen = [EMPTY] * n
-    for column in np.flatnonzero(result.x > 0.5):
+    for column in np.flatnonzero(x > 0.5):
         for i, cell in prog.meaning[column]:
             chosen[i] = cell
     return chosen
 
 
-def _milp(*args: Any, **kwargs: Any) -> Any:
-    """:func:`scipy.optimize.milp`, imported on first use.
+def _milp(
+    costs: np.ndarray,
+    rows: np.ndarray,
+    columns: np.ndarray,
+    n_rows: int,
+    lower: np.ndarray,
+    upper: np.ndarray,
+) -> np.ndarray | None:
+    """The 0/1 vector ``x`` minimising ``costs · x`` with ``lower <= A x <= upper``, where
+    ``A`` adds one at each ``(rows[k], columns[k])`` (a domino of two like squares counts
+    its label twice), by HiGHS; None if it finds none.
 
-    SciPy loads only when a grid needs the solver: most boards are buildable as read
-    (:func:`_best_if_buildable`), and importing the solver takes longer than reading a
-    photo.
+    The solver is HiGHS through its own bindings (``highspy``), which load in milliseconds
+    where SciPy's copy of it loads with all of :mod:`scipy.optimize` (0.3 s, longer than
+    reading a photo).
     """
-    from scipy.optimize import milp
+    import highspy
+    from highspy._core import _Highs
 
-    return milp(*args, **kwargs)
+    n_cols = len(costs)
+    entries, times = np.unique(np.asarray(columns) * n_rows + rows, return_counts=True)
+    at_column, at_row = np.divmod(entries, n_rows)  # column-major, as HiGHS takes them
+    start = np.searchsorted(at_column, np.arange(n_cols + 1)).astype(np.int32)
+    # highspy.Highs prints a banner on stdout when made (a JSON output would break); the
+    # solver class it extends, which highspy exports as _Highs, does not.
+    solver = _Highs()
+    solver.setOptionValue("output_flag", False)
+    solver.setOptionValue("time_limit", TIME_LIMIT_S)
+    solver.setOptionValue("mip_rel_gap", 0.0)  # the best grid, not one within 0.01% of it
+    solver.passModel(
+        n_cols,
+        n_rows,
+        len(entries),
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,
+        np.asarray(costs, dtype=np.float64),
+        np.zeros(n_cols),
+        np.ones(n_cols),
+        np.asarray(lower, dtype=np.float64),
+        np.asarray(upper, dtype=np.float64),
+        start,
+        at_row.astype(np.int32),
+        times.astype(np.float64),
+        np.full(n_cols, int(highspy.HighsVarType.kInteger), dtype=np.int32),
+    )
+    solver.run()
+    solution = solver.getSolution()
+    if not solution.value_valid:
+        return None
+    return np.asarray(solution.col_value)
 
 
 def _assign(cost: np.ndarray) -> list[Cell]:
