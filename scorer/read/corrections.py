@@ -39,7 +39,7 @@ from scorer.read.classify import (
     doubtful_squares,
     predict_from_probabilities,
 )
-from scorer.read.decoding import decode
+from scorer.read.decoding import castle_places, decode
 from scorer.read.light import (
     NEUTRAL,
     Light,
@@ -118,9 +118,9 @@ def read_and_correct(
         marked.
     """
     fitted = fit_light(board, found.shape)
-    light, first = outside_bands(fitted, params), None
+    light, first, other = outside_bands(fitted, params), None, None
     if params.light_trial and light is NEUTRAL:
-        light, first = _tried_light(board, found.shape, fitted, model, params)
+        light, first, other = _tried_light(board, found.shape, fitted, model, params)
     taken = image  # glare is judged in the photo as taken: a darkened highlight is still glare
     image, board = corrected(image, light), corrected(board, light)
     reading = read_rectified(
@@ -149,6 +149,10 @@ def read_and_correct(
             params=params,
         )
     location, board, prediction = reading
+    # Where the outline stands as found, the squares both lights read are this reading's.
+    if params.light_disagreement and first and other and location is found:
+        prediction = _with_light_doubts(prediction, first, other)
+    prediction = _with_castle_doubts(prediction, params)
     seen = board if taken is image else rectify(taken, location, square_px)
     hidden = unreadable_squares(seen, location, prediction, taken, params)
     return outline, Reading(location, board, with_unreadable(prediction, hidden))
@@ -160,21 +164,50 @@ def _tried_light(
     light: Light,
     model: CellClassifier | None,
     params: ReadParams,
-) -> tuple[Light, BoardPrediction | None]:
+) -> tuple[Light, BoardPrediction | None, BoardPrediction | None]:
     """The fitted ``light`` of a kingdom, inside the normal bands, when its
     board reads clearer in it than as photographed, else :data:`NEUTRAL`; with the board's
-    reading in the light taken.
+    reading in the light taken and its reading in the other light, where it was read in both.
 
     With ``params.light_trial_sure`` off, a board whose every square reads surely as
     photographed is not tried (faster; three more wrong totals in the held-out draw)."""
     if not plausible_light(light, params) or not np.any(light.offset):
-        return NEUTRAL, None
+        return NEUTRAL, None, None
     as_taken = classify_board(board, shape, model)
     if not as_taken.doubtful and not params.light_trial_sure:
-        return NEUTRAL, as_taken
+        return NEUTRAL, as_taken, None
     relit = classify_board(corrected(board, light), shape, model)
     clearer = reading_clarity(relit, params=params) - reading_clarity(as_taken, params=params)
-    return (light, relit) if clearer > params.light_clearer_by else (NEUTRAL, as_taken)
+    if clearer > params.light_clearer_by:
+        return light, relit, as_taken
+    return NEUTRAL, as_taken, relit
+
+
+def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> BoardPrediction:
+    """``prediction`` with every square doubtful where the castle may stand
+    (:func:`scorer.read.decoding.castle_places`), when the tile set placed the castle on a
+    square that does not look like it: the real castle was read as something else."""
+    castle = prediction.kingdom.castle
+    if castle is None or castle not in prediction.overridden():
+        return prediction
+    shape = prediction.kingdom.height, prediction.kingdom.width
+    places = castle_places(
+        prediction.probabilities, prediction.classes, shape, params.castle_within
+    )
+    return replace(prediction, doubtful=prediction.doubtful | places)
+
+
+def _with_light_doubts(
+    prediction: BoardPrediction, first: BoardPrediction, other: BoardPrediction
+) -> BoardPrediction:
+    """``prediction`` with every square doubtful whose most probable label in the light
+    kept (``first``) is not its most probable label in the other light tried (``other``)."""
+    kept = first.probabilities.argmax(axis=-1)
+    tried = other.probabilities.argmax(axis=-1)
+    moved = frozenset((int(r), int(c)) for r, c in zip(*np.nonzero(kept != tried), strict=True))
+    if moved <= prediction.doubtful:
+        return prediction
+    return replace(prediction, doubtful=prediction.doubtful | moved)
 
 
 def read_rectified(

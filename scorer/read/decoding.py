@@ -48,6 +48,9 @@ TIME_LIMIT_S: Final = 5.0
 
 _EPS: Final = 1e-9
 
+_FORBIDDEN: Final = 1e4
+"""Cost, in nats, that keeps a label off a square (:func:`castle_places`)."""
+
 
 def decode(
     probabilities: np.ndarray,
@@ -103,18 +106,87 @@ def decode(
     n = rows * cols
     probs = np.asarray(probabilities, dtype=np.float64).reshape(n, len(classes))
     index = {cell: i for i, cell in enumerate(classes)}
-    missing = {CASTLE, EMPTY} - set(index)
-    if missing:
-        raise ValueError(f"the classes must include {sorted(c.token for c in missing)}")
-    cost = np.full((n, len(ALL_CELLS)), -np.log(_EPS))
-    for cell, i in index.items():
-        cost[:, ALL_CELLS.index(cell)] = -np.log(np.clip(probs[:, i], _EPS, 1.0))
+    cost = _costs(probs, classes)
     chosen = _solve(cost, shape, unpaired_cost)
     confidence = np.array(
         [probs[i, index[c]] if c in index else 0.0 for i, c in enumerate(chosen)]
     ).reshape(rows, cols)
     grid = [chosen[r * cols : (r + 1) * cols] for r in range(rows)]
     return Kingdom.from_cells(grid), confidence
+
+
+def castle_places(
+    probabilities: np.ndarray,
+    classes: Sequence[Cell],
+    shape: tuple[int, int],
+    within: float,
+    unpaired_cost: float = UNPAIRED_COST,
+) -> frozenset[tuple[int, int]]:
+    """Squares where the castle may stand: the best grid with the castle there costs at
+    most ``within`` nats more than the best grid of all (:func:`decode`'s cost).
+
+    Where one square looks like the castle, that square alone is near; where none does,
+    the castle placed by :func:`decode` is a guess and this names its rivals. One integer
+    programme is solved for each square not ruled out by a bound: a grid with the castle at
+    a square costs at least every square's cheapest label plus that square's castle cost
+    over its cheapest.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray
+        ``rows × cols × len(classes)`` probabilities.
+    classes : sequence of Cell
+        The cell value of each entry along the last axis.
+    shape : tuple of int
+        ``(rows, cols)`` of the grid.
+    within : float
+        Largest extra cost, in nats, of a grid with the castle at a square.
+    unpaired_cost : float
+        As for :func:`decode`.
+
+    Returns
+    -------
+    frozenset of tuple of int
+
+    Examples
+    --------
+    No square looks like the castle; the two plain wheat squares of a row are each
+    as likely a place for it, the crowned mine (which pairs with neither) is not.
+
+    >>> from scorer.rules.kingdom import ALL_CELLS, Cell, Terrain
+    >>> p = np.full((1, 3, len(ALL_CELLS)), 0.001)
+    >>> p[0, :2, ALL_CELLS.index(Cell(Terrain.WHEAT, 0))] = 0.9
+    >>> p[0, 2, ALL_CELLS.index(Cell(Terrain.MINE, 2))] = 0.9
+    >>> sorted(castle_places(p, ALL_CELLS, (1, 3), within=1.0))
+    [(0, 0), (0, 2)]
+    """
+    rows, cols = shape
+    n = rows * cols
+    cost = _costs(np.asarray(probabilities, dtype=np.float64).reshape(n, len(classes)), classes)
+    castle = ALL_CELLS.index(CASTLE)
+    best = _programme(cost, shape, unpaired_cost)[1]
+    cheapest = cost.min(axis=1)
+    bound = cheapest.sum() + cost[:, castle] - cheapest  # no grid with the castle at i is cheaper
+    places = []
+    for i in np.flatnonzero(bound - best <= within):
+        forced = cost.copy()
+        forced[:, castle] = _FORBIDDEN
+        forced[i, castle] = cost[i, castle]
+        if _programme(forced, shape, unpaired_cost)[1] - best <= within:
+            places.append(divmod(int(i), cols))
+    return frozenset(places)
+
+
+def _costs(probs: np.ndarray, classes: Sequence[Cell]) -> np.ndarray:
+    """``-log p`` of every square (rows) and cell value (:data:`ALL_CELLS`, columns)."""
+    index = {cell: i for i, cell in enumerate(classes)}
+    missing = {CASTLE, EMPTY} - set(index)
+    if missing:
+        raise ValueError(f"the classes must include {sorted(c.token for c in missing)}")
+    cost = np.full((len(probs), len(ALL_CELLS)), -np.log(_EPS))
+    for cell, i in index.items():
+        cost[:, ALL_CELLS.index(cell)] = -np.log(np.clip(probs[:, i], _EPS, 1.0))
+    return cost
 
 
 @dataclass
@@ -195,6 +267,13 @@ def _best_if_buildable(
 
 def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> list[Cell]:
     """:func:`_solve` by the integer programme."""
+    return _programme(cost, shape, unpaired_cost)[0]
+
+
+def _programme(
+    cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float
+) -> tuple[list[Cell], float]:
+    """The labels :func:`_solve_programme` chooses, and their cost: the programme's value."""
     n = shape[0] * shape[1]
     counts = tileset_counts()
     labels = _tile_labels()
@@ -241,12 +320,13 @@ def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: fl
     r, c = zip(*prog.entries, strict=True)
     x = _milp(np.asarray(prog.costs), np.asarray(r), np.asarray(c), n_rows, lower, upper)
     if x is None:  # the programme always has a solution; this guards the solver
-        return _assign(cost)
+        chosen = _assign(cost)
+        return chosen, float(sum(cost[i, ALL_CELLS.index(c)] for i, c in enumerate(chosen)))
     chosen = [EMPTY] * n
     for column in np.flatnonzero(x > 0.5):
         for i, cell in prog.meaning[column]:
             chosen[i] = cell
-    return chosen
+    return chosen, float(np.dot(prog.costs, np.round(x)))
 
 
 def _milp(

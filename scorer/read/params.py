@@ -76,6 +76,14 @@ class ReadParams:
     light_trial_sure: bool = True
     """Whether the light is tried on a board whose every square already reads surely."""
 
+    light_disagreement: bool = True
+    """Whether a square read as different labels in the two lights tried is doubtful."""
+
+    # Twice decoding's cost of an unpaired square (scorer.read.decoding.UNPAIRED_COST): the
+    # castle moved onto a domino leaves at most its two squares unpaired.
+    castle_within: float = 6.0
+    """Extra cost (nats) of a grid with the castle at a square within which it may stand there."""
+
     light_clearer_by: float = 0.0
     """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
 

@@ -390,7 +390,7 @@ def test_with_the_gate_a_board_read_surely_is_not_tried_in_another_light() -> No
 
     model = _SecondLookModel(first=0.99)
     gated = replace(DEFAULT, light_trial_sure=False)
-    light, first = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, gated)  # type: ignore[arg-type]
+    light, first, _ = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, gated)  # type: ignore[arg-type]
     assert not np.any(light.offset)
     assert model.boards == 1 and first is not None and not first.doubtful
 
@@ -400,12 +400,52 @@ def test_the_light_a_doubtful_board_reads_clearer_in_is_kept() -> None:
     from scorer.read.light import fit_light
 
     model = _SecondLookModel(first=0.5)
-    light, first = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
+    light, first, _ = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
     assert np.allclose(light.offset, fit_light(TINTED, (2, 2)).offset)
     assert np.any(light.offset)
     assert model.boards == 2 and first is not None and not first.doubtful
     # Tried though sure (the default), and no clearer in the fitted light: the photo's own
     # light stays.
     model = _SecondLookModel(first=0.99)
-    light, _ = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
+    light, _, _ = _tried_light(TINTED, (2, 2), fit_light(TINTED, (2, 2)), model, DEFAULT)  # type: ignore[arg-type]
     assert model.boards == 2 and not np.any(light.offset)
+
+
+class _LightSensitiveModel:
+    """Reads a 2×2 board as W1 W1 / W1 castle, each surely; in the second light it reads
+    the top left square, as surely, as a crowned lake instead."""
+
+    def __init__(self) -> None:
+        self.boards = 0
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        self.boards += 1
+        p = np.full((len(crops), len(ALL_CELLS)), 0.02 / (len(ALL_CELLS) - 1))
+        p[:3, ALL_CELLS.index(CROWNED_WHEAT)] = 0.98
+        p[3, ALL_CELLS.index(CASTLE)] = 0.98
+        if self.boards == 2:
+            p[0, [ALL_CELLS.index(CROWNED_WHEAT), ALL_CELLS.index(Cell(Terrain.LAKE, 1))]] = [
+                0.02 / (len(ALL_CELLS) - 1),
+                0.98,
+            ]
+        return p
+
+
+@pytest.mark.parametrize("disagreement", [True, False])
+def test_a_square_that_reads_as_another_label_in_the_other_light_is_doubtful(
+    disagreement: bool,
+) -> None:
+    # A tinted kingdom in a grey photo: its fitted light is tried, and the top left square
+    # reads surely in both lights, but as wheat in one and as lake in the other.
+    image = np.full((400, 400, 3), 128, np.uint8)
+    side = 2 * SQUARE_PX
+    image[100 : 100 + side, 100 : 100 + side] = TINTED
+    found = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+    board = rectify(image, found, SQUARE_PX)
+    params = replace(DEFAULT, light_disagreement=disagreement)
+    model = _LightSensitiveModel()
+    _, reading = read_and_correct(image, found, board, model, refine=False, params=params)  # type: ignore[arg-type]
+    assert model.boards == 2  # read in both lights
+    assert reading.prediction.confidence.min() > 0.9  # every square is read surely
+    assert ((0, 0) in reading.prediction.doubtful) is disagreement
+    assert reading.prediction.doubtful - {(0, 0)} == frozenset()

@@ -213,6 +213,27 @@ def test_the_programme_decodes_as_scipy_milp_does(
     assert ours == decode(probs, ALL_CELLS, shape)[0]
 
 
+@pytest.mark.parametrize(
+    ("row", "places"),
+    [
+        # The castle seen: only its square.
+        ("C W0 W0", {(0, 0)}),
+        # None seen: at either end it leaves a domino of the set (W0 W0, or W0 M2: 45);
+        # in the middle, two squares unpaired.
+        ("W0 W0 M2", {(0, 0), (0, 2)}),
+        # Only at the right end does it leave a domino (W1 M0: 23); M0 L1 and W1 L1 are none.
+        ("W1 M0 L1", {(0, 2)}),
+    ],
+)
+def test_castle_places_are_the_squares_a_nearly_as_probable_grid_puts_it(
+    row: str, places: set[tuple[int, int]]
+) -> None:
+    probs = np.full((3, len(ALL_CELLS)), 0.001)
+    for i, token in enumerate(row.split()):
+        probs[i, TOKENS.index(token)] = 0.9
+    assert decoding.castle_places(probs, ALL_CELLS, (1, 3), within=UNPAIRED_COST) == places
+
+
 def test_candidate_pruning_keeps_every_label_pairing_could_choose() -> None:
     # relabelling a square can save at most two unpaired costs (it and one neighbour)
     assert decoding.CANDIDATE_MARGIN > 2 * UNPAIRED_COST
