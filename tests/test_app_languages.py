@@ -113,10 +113,9 @@ def test_the_scan_finds_english() -> None:
 @pytest.mark.parametrize(
     ("lang", "total", "hint"),
     [
-        # One lake square of the sample reads L0 at 72%, L1 at 28%: its total waits for
-        # the player, in every language.
-        ("de", "Summe (unbestätigt)", "Dies ist ein Beispielfoto, schon ausgewertet."),
-        ("sv", "Summa (obekräftad)", "Det här är ett exempelfoto, redan räknat."),
+        # The sample reads surely: its total stands, in every language.
+        ("de", "Summe", "Dies ist ein Beispielfoto, schon ausgewertet."),
+        ("sv", "Summa", "Det här är ett exempelfoto, redan räknat."),
     ],
 )
 def test_the_sample_in_the_players_language(

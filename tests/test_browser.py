@@ -105,12 +105,6 @@ def _streamlit(tmp_path_factory: pytest.TempPathFactory, sample: str) -> Iterato
         log.close()
 
 
-def _confirm(tab: sync_api.Page) -> None:
-    """Press "This is right" on the one unconfirmed total, as a player who checked it."""
-    tab.get_by_role("button", name="This is right").first.click()
-    tab.get_by_text("Total (unconfirmed)").first.wait_for(state="detached", timeout=30_000)
-
-
 PHOTO_INPUT = "[data-testid=stMain] input[type=file]"
 """The photo uploader: the sidebar holds another (recognition bundles to import)."""
 
@@ -214,11 +208,9 @@ def test_uploaded_sample_photo_is_scored(page: object, sample_photo: Path) -> No
     tab.get_by_text("Found in the photo").first.wait_for(timeout=SCORE_TIMEOUT_MS)
     _wait_for_metrics(tab, 1)
     assert _metric_values(tab) == [expected]
-    # One lake square reads L0 at 72%, L1 at 28%, and that would change the total: it
-    # waits for the player, and is ranked once confirmed.
-    assert tab.get_by_text("Total (unconfirmed)").count() == 1
-    _confirm(tab)
+    # Every square of the sample reads surely: its total stands and is ranked at once.
     tab.get_by_text(f"scores {expected}").first.wait_for(timeout=30_000)
+    assert tab.get_by_text("Total (unconfirmed)").count() == 0
     _screenshot(tab, "browser-sample.png")
 
 
@@ -230,7 +222,7 @@ def test_marking_four_corners_reads_the_kingdom_again(page: object, sample_photo
     tab: sync_api.Page = page  # type: ignore[assignment]
     tab.locator(PHOTO_INPUT).first.set_input_files(str(SAMPLE))
     _wait_for_metrics(tab, 1)
-    _confirm(tab)
+    _idle(tab)
     tab.get_by_text("Outline wrong?").click()
     tab.get_by_text("0 of 4 corners marked").wait_for(timeout=30_000)
     # Click them in a scrambled order: the page puts them in order itself.
@@ -269,7 +261,7 @@ def test_phone_shows_each_total_and_place_first_and_its_taps_are_44_px(
     for tab in _tab(server, *PHONE):
         tab.locator(PHOTO_INPUT).first.set_input_files(str(SAMPLE))
         _wait_for_metrics(tab, 1)
-        _confirm(tab)
+        _idle(tab)
         tab.get_by_text("Type or paste kingdoms as text grids").click()
         grids = tab.get_by_label("Grids")
         grids.fill(SECOND)

@@ -114,6 +114,19 @@ OVEREXPOSED_SHARE: Final = 0.3
 OVEREXPOSURE: Final = (1.1, 1.6)
 """Range of the exposure gain of an over-exposed copy."""
 
+CAST_SHARE: Final = 0.5
+"""Share of photo-like copies taken in a light of another colour (see :func:`_in_other_light`)."""
+
+CAST: Final = 0.4
+"""Largest log gain (nats) of red against blue either way in a copy's light: an evening lamp
+casts about +0.7 over daylight (red 1, blue 0.5), a fluorescent tube about -0.3."""
+
+DIM_SHARE: Final = 0.25
+"""Share of photo-like copies exposed too short, as by a lamp or a phone in a dim room."""
+
+DIM: Final = (0.35, 0.8)
+"""Range of the exposure gain of a dim copy (log-uniform)."""
+
 HUE_SHIFT: Final = (2.0, 2.5)
 """Largest hue shift (OpenCV units, 180 to a turn) of a jittered copy: plain, photo-like.
 
@@ -508,9 +521,29 @@ def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) ->
         sigma = rng.uniform(0.0, 1.5) * max(h, w) / 64
         return cv2.GaussianBlur(out, (0, 0), sigma) if sigma > 0.3 else out
     out = _photo_light(out, rng)
+    if rng.random() < CAST_SHARE:
+        out = _in_other_light(out, rng)
     if rng.random() < OVEREXPOSED_SHARE:
         out = _overexposed(out, rng)
+    elif rng.random() < DIM_SHARE:
+        out = _dim(out, rng)
     return _photo_camera(out, rng)
+
+
+def _in_other_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The square in a warmer or cooler light: red and blue scaled apart by up to
+    :data:`CAST` nats, green between them, and a slight green or magenta tint."""
+    warm = rng.uniform(-CAST, CAST)
+    tint = rng.uniform(-0.05, 0.05)
+    gains = np.exp([-warm / 2, tint, warm / 2])  # B, G, R
+    return np.asarray(np.clip(image.astype(np.float32) * gains, 0, 255), np.uint8)
+
+
+def _dim(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The square exposed too short: darker, with the sensor noise that dim light brings."""
+    gain = np.exp(rng.uniform(np.log(DIM[0]), np.log(DIM[1])))
+    noise = rng.normal(0.0, rng.uniform(1.0, 4.0), image.shape)
+    return np.asarray(np.clip(image.astype(np.float32) * gain + noise, 0, 255), np.uint8)
 
 
 def _overexposed(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
