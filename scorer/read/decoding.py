@@ -150,8 +150,8 @@ def castle_places(
 
     Examples
     --------
-    No square looks like the castle; the two plain wheat squares of a row are each
-    as likely a place for it, the crowned mine (which pairs with neither) is not.
+    No square of the row W0 W0 M2 looks like the castle. At either end it leaves a domino
+    of the set (W0 W0, or W0 M2); in the middle it would leave both others unpaired.
 
     >>> from scorer.rules.kingdom import ALL_CELLS, Cell, Terrain
     >>> p = np.full((1, 3, len(ALL_CELLS)), 0.001)
@@ -321,7 +321,7 @@ def _programme(
     x = _milp(np.asarray(prog.costs), np.asarray(r), np.asarray(c), n_rows, lower, upper)
     if x is None:  # the programme always has a solution; this guards the solver
         chosen = _assign(cost)
-        return chosen, float(sum(cost[i, ALL_CELLS.index(c)] for i, c in enumerate(chosen)))
+        return chosen, float(sum(cost[i, ALL_CELLS.index(cell)] for i, cell in enumerate(chosen)))
     chosen = [EMPTY] * n
     for column in np.flatnonzero(x > 0.5):
         for i, cell in prog.meaning[column]:
