@@ -449,3 +449,27 @@ def test_a_square_that_reads_as_another_label_in_the_other_light_is_doubtful(
     assert reading.prediction.confidence.min() > 0.9  # every square is read surely
     assert ((0, 0) in reading.prediction.doubtful) is disagreement
     assert reading.prediction.doubtful - {(0, 0)} == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("row", "doubtful"),
+    [
+        # The castle seen: no square is doubtful.
+        ("C W0 W0", set()),
+        # None seen: decoding puts it at the left end (flagged, as it does not look like
+        # the castle). At the right end it also leaves a domino (W0 W0); in the middle it
+        # leaves two squares unpaired, 2 x log 20 = 5.99 nats, within the 6 allowed.
+        ("W0 W0 M2", {(0, 0), (0, 1), (0, 2)}),
+    ],
+)
+def test_where_no_square_looks_like_the_castle_its_possible_places_are_doubtful(
+    row: str, doubtful: set[tuple[int, int]]
+) -> None:
+    from scorer.read.classify import predict_from_probabilities
+    from scorer.read.corrections import _with_castle_doubts
+
+    probs = np.full((1, 3, len(ALL_CELLS)), 0.001)
+    for i, token in enumerate(row.split()):
+        probs[0, i, ALL_CELLS.index(Cell.parse(token))] = 0.9
+    prediction = predict_from_probabilities(probs)
+    assert _with_castle_doubts(prediction, DEFAULT).doubtful == doubtful
