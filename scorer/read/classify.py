@@ -80,6 +80,9 @@ class BoardPrediction:
     unreadable : tuple of Unreadable
         Squares that cannot be read (glare, cut off, hidden), each also doubtful
         (:func:`scorer.read.unreadable.with_unreadable`).
+    castle_places : frozenset of Position
+        Where no square looks like the castle: the squares it may stand on, each also
+        doubtful (:func:`scorer.read.decoding.castle_places`); empty otherwise.
     """
 
     kingdom: Kingdom
@@ -88,12 +91,15 @@ class BoardPrediction:
     classes: tuple[Cell, ...]
     doubtful: frozenset[Position]
     unreadable: tuple[Unreadable, ...] = ()
+    castle_places: frozenset[Position] = frozenset()
 
     def runner_up(self, pos: Position) -> Cell:
         """The most probable reading of a square other than the decoded one that the kingdom
         allows: not the castle where the castle stands elsewhere (a kingdom has one).
 
-        For a doubtful square this is what the player most likely needs instead.
+        For a doubtful square this is what the player most likely needs instead. On a
+        square where the castle may stand (:attr:`castle_places`) though no square looks
+        like it, that is the castle.
 
         Parameters
         ----------
@@ -104,8 +110,10 @@ class BoardPrediction:
         -------
         Cell
         """
-        order = np.argsort(-np.asarray(self.probabilities[pos]), kind="stable")
         chosen = self.kingdom[pos]
+        if pos in self.castle_places and chosen != CASTLE:
+            return CASTLE
+        order = np.argsort(-np.asarray(self.probabilities[pos]), kind="stable")
         castle_elsewhere = chosen != CASTLE and any(c == CASTLE for _, c in self.kingdom.cells())
         others: list[Cell] = [
             self.classes[int(i)]

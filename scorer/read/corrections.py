@@ -194,7 +194,7 @@ def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> Boar
     places = castle_places(
         prediction.probabilities, prediction.classes, shape, params.castle_within
     )
-    return replace(prediction, doubtful=prediction.doubtful | places)
+    return replace(prediction, doubtful=prediction.doubtful | places, castle_places=places)
 
 
 def _with_light_doubts(

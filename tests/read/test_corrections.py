@@ -471,5 +471,10 @@ def test_where_no_square_looks_like_the_castle_its_possible_places_are_doubtful(
     probs = np.full((1, 3, len(ALL_CELLS)), 0.001)
     for i, token in enumerate(row.split()):
         probs[0, i, ALL_CELLS.index(Cell.parse(token))] = 0.9
-    prediction = predict_from_probabilities(probs)
-    assert _with_castle_doubts(prediction, DEFAULT).doubtful == doubtful
+    prediction = _with_castle_doubts(predict_from_probabilities(probs), DEFAULT)
+    assert prediction.doubtful == doubtful
+    # The hint for a square where the castle may stand names the castle.
+    castle = prediction.kingdom.castle
+    assert {pos: cell.token for pos, cell in prediction.second_choices().items()} == {
+        pos: "C" if pos != castle else row.split()[pos[1]] for pos in sorted(doubtful)
+    }
