@@ -163,13 +163,10 @@ def unlike_table(
     empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
     if not empty:
         return []
-    grid_points, points = _ring(location)
-    pixels = _pixels_at(image, points)
-    inside = _inside(points, image.shape)
-    grid_points = grid_points[inside]
-    if len(pixels) < _LEAST_RING:
+    ring = _table_ring(location, image)
+    if ring is None:
         return []
-    palette = _lab(pixels.reshape(-1, 1, 3)).reshape(-1, 3)
+    grid_points, palette = ring
     crops = split_cells(board, location.shape)
     out = []
     for r, c in empty:
@@ -212,12 +209,10 @@ def over_the_edge(
     list of Position
         In reading order; none where too little of the ring lies in the photo.
     """
-    grid_points, points = _ring(location)
-    inside = _inside(points, image.shape)
-    if np.count_nonzero(inside) < _LEAST_RING:
+    ring = _table_ring(location, image)
+    if ring is None:
         return []
-    grid_points = grid_points[inside]
-    colours = _lab(_pixels_at(image, points).reshape(-1, 1, 3)).reshape(-1, 3)
+    grid_points, colours = ring
     rows, cols = location.shape
     crops = split_cells(board, location.shape)
     out = []
@@ -227,7 +222,7 @@ def over_the_edge(
                 continue
             d = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5)
             near, far = d <= 1.0, d > params.table_far
-            if np.count_nonzero(near) < 3 or np.count_nonzero(far) < _LEAST_RING:
+            if np.count_nonzero(near) < _LEAST_NEAR or np.count_nonzero(far) < _LEAST_RING:
                 continue
             unlike = colours[near][_nearest(colours[near], colours[far]) > params.table_distance]
             if len(unlike) <= params.covered_share * np.count_nonzero(near):
@@ -236,6 +231,17 @@ def over_the_edge(
             if np.mean(_nearest(square, unlike) <= params.table_distance) > params.over_edge_share:
                 out.append((r, c))
     return out
+
+
+def _table_ring(location: BoardLocation, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ring's points that lie in the photo (:func:`_ring`), in grid units, and their Lab
+    colours; None when fewer than :data:`_LEAST_RING` do."""
+    grid_points, points = _ring(location)
+    inside = _inside(points, image.shape)
+    if np.count_nonzero(inside) < _LEAST_RING:
+        return None
+    colours = _lab(_pixels_at(image, points).reshape(-1, 1, 3)).reshape(-1, 3)
+    return grid_points[inside], colours
 
 
 def _square_lab(crop: np.ndarray) -> np.ndarray:
@@ -252,6 +258,9 @@ def _nearest(colours: np.ndarray, palette: np.ndarray) -> np.ndarray:
 
 _LEAST_RING: Final = 8
 """Fewest ring points in the photo from which the table's colours are taken as known."""
+
+_LEAST_NEAR: Final = 3
+"""Fewest ring points beside a rim square from which what lies over its edge is judged."""
 
 
 def _ring(location: BoardLocation) -> tuple[np.ndarray, np.ndarray]:
