@@ -451,6 +451,50 @@ def test_a_square_that_reads_as_another_label_in_the_other_light_is_doubtful(
     assert reading.prediction.doubtful - {(0, 0)} == frozenset()
 
 
+class _TintAndSeamModel:
+    """Reads a crop cut across an edge unsurely, a grey one as bare table, and a tinted
+    2×2 board as W1 W1 / W1 castle, each surely, except that the top left square, seen in
+    any light but the photo's tint, reads as surely as a crowned lake."""
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        p = np.full((len(crops), len(ALL_CELLS)), 0.02 / (len(ALL_CELLS) - 1))
+        lake = Cell(Terrain.LAKE, 1)
+        for i, crop in enumerate(crops):
+            h, w = crop.shape[:2]
+            middle = crop[h // 5 : h - h // 5, w // 5 : w - w // 5].reshape(-1, 3)
+            colour = middle.mean(axis=0)
+            if middle.std(axis=0).max() > 20:
+                p[i] = 1.0 / len(ALL_CELLS)
+            elif np.ptp(colour) < 10:
+                p[i, ALL_CELLS.index(EMPTY)] = 0.98
+            elif i == 3:
+                p[i, ALL_CELLS.index(CASTLE)] = 0.98
+            else:
+                tinted = np.abs(colour - TINTED[0, 0]).max() < 10
+                p[i, ALL_CELLS.index(lake if i == 0 and not tinted else CROWNED_WHEAT)] = 0.98
+        return p
+
+
+@pytest.mark.parametrize("disagreement", [True, False])
+def test_the_two_lights_are_compared_on_the_outline_reading_took(disagreement: bool) -> None:
+    # Found half a square to the right, the kingdom's right column reads unsurely (half of
+    # it is table); the outline at the kingdom's edges reads surely and is taken. The two
+    # lights read its top left square differently, so it is doubtful there too.
+    image = np.full((400, 400, 3), 128, np.uint8)
+    side = 2 * SQUARE_PX
+    image[100 : 100 + side, 100 : 100 + side] = TINTED
+    right = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+    shifted = _quad(100 + SQUARE_PX / 2, 100, 100 + side + SQUARE_PX / 2, 100 + side)
+    off = BoardLocation(shifted, (2, 2), alternatives=(right,))
+    params = replace(DEFAULT, light_disagreement=disagreement)
+    board = rectify(image, off, SQUARE_PX)
+    outline, reading = read_and_correct(image, off, board, _TintAndSeamModel(), params=params)  # type: ignore[arg-type]
+    assert outline is right and reading.location is right
+    assert reading.prediction.kingdom[(0, 0)] == CROWNED_WHEAT
+    assert ((0, 0) in reading.prediction.doubtful) is disagreement
+    assert reading.prediction.doubtful - {(0, 0)} == frozenset()
+
+
 @pytest.mark.parametrize(
     ("row", "doubtful"),
     [
