@@ -149,16 +149,15 @@ def read_and_correct(
             params=params,
         )
     location, board, prediction = reading
+    seen = board if taken is image else rectify(taken, location, square_px)  # as photographed
     if params.light_disagreement and first and other:
         if location is not found:
-            # The squares both lights read are the found outline's: read the one taken in both.
+            # Both lights read the found outline: read the one taken in both.
             other_light = fitted if light is NEUTRAL else NEUTRAL
-            seen_other = corrected(rectify(taken, location, square_px), other_light)
             first = classify_board(board, location.shape, model)
-            other = classify_board(seen_other, location.shape, model)
+            other = classify_board(corrected(seen, other_light), location.shape, model)
         prediction = _with_light_doubts(prediction, first, other)
     prediction = _with_castle_doubts(prediction, params)
-    seen = board if taken is image else rectify(taken, location, square_px)
     hidden = unreadable_squares(seen, location, prediction, taken, params)
     return outline, Reading(location, board, with_unreadable(prediction, hidden))
 
