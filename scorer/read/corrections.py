@@ -113,6 +113,7 @@ def read_and_correct(
         The kingdom as read, its outline corrected (:func:`read_rectified`), its board in
         the training light where the photo's light was far from it
         (:func:`scorer.read.light.outside_bands`) or reads clearer in it (``_tried_light``),
+        the squares the two lights tried read differently doubtful (on the outline kept),
         and its squares that cannot be read flagged
         (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was found or
         marked.
