@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from scorer.rules.kingdom import CASTLE, Kingdom
+from scorer.rules.kingdom import CASTLE, Kingdom, Position
 from scorer.rules.scoring import score
 
 _SAMPLE = Path(__file__).resolve().parents[2] / "sample_images" / "sample_board.jpg"
@@ -142,19 +142,26 @@ def _turned_to(
 
 def _use_old_castle_rule() -> None:
     """Flag squares as before 2026-12-05 (issue 33): the castle too when under the threshold."""
-    from scorer.read import classify, corrections
+    from scorer.read import classify, corrections, unreadable
     from scorer.rules.kingdom import ALL_CELLS
 
-    def old(kingdom: Kingdom, confidence: np.ndarray, probabilities: np.ndarray) -> frozenset:  # type: ignore[type-arg]
+    def old(
+        kingdom: Kingdom,
+        confidence: np.ndarray,
+        probabilities: np.ndarray,
+        *,
+        doubt_below: float = classify.DOUBT_THRESHOLD,
+    ) -> frozenset[Position]:
         best = probabilities.argmax(axis=-1)
         return frozenset(
             pos
             for pos, cell in kingdom.cells()
-            if confidence[pos] < classify.DOUBT_THRESHOLD or ALL_CELLS[best[pos]] != cell
+            if confidence[pos] < doubt_below or ALL_CELLS[best[pos]] != cell
         )
 
     classify.doubtful_squares = old
     corrections.doubtful_squares = old  # type: ignore[attr-defined]  # imported by name there
+    unreadable.doubtful_squares = old  # type: ignore[attr-defined]  # and there
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -34,6 +34,7 @@ from scorer.read.cells import FEATURE_VERSION, cells_features, split_cells, word
 from scorer.read.decoding import decode
 from scorer.read.hidden import Unreadable
 from scorer.read.learners import Dense, FlatTrees, flat_trees, is_boosted, numpy_learner
+from scorer.read.params import DEFAULT as READ_DEFAULT
 from scorer.rules.errors import ModelFileError
 from scorer.rules.kingdom import ALL_CELLS, CASTLE, Cell, Kingdom, Position
 
@@ -46,8 +47,9 @@ MODEL_FILE: Final = "cell_classifier.npz"
 METADATA_FILE: Final = "model.json"
 """File name of the metadata (classes, data, figures, sha256) beside the model."""
 
-DOUBT_THRESHOLD: Final = 0.8
-"""A square whose chosen label has a lower probability than this is flagged as doubtful."""
+DOUBT_THRESHOLD: Final = READ_DEFAULT.doubt_below
+"""A square whose chosen label has a lower probability than this is flagged as doubtful
+(:attr:`scorer.read.params.ReadParams.doubt_below`, where reading passes it)."""
 
 TOKENS: Final = tuple(c.token for c in ALL_CELLS)
 """The class tokens, in the order of :data:`scorer.rules.kingdom.ALL_CELLS`."""
@@ -137,7 +139,11 @@ class BoardPrediction:
 
 
 def classify_board(
-    board: np.ndarray, shape: tuple[int, int], model: CellClassifier | None = None
+    board: np.ndarray,
+    shape: tuple[int, int],
+    model: CellClassifier | None = None,
+    *,
+    doubt_below: float = DOUBT_THRESHOLD,
 ) -> BoardPrediction:
     """Read every square of a rectified board and decode a consistent kingdom.
 
@@ -149,6 +155,8 @@ def classify_board(
         ``(rows, cols)`` of the grid, e.g. ``(5, 5)`` or ``(7, 7)``.
     model : CellClassifier, optional
         The classifier; the committed model when omitted.
+    doubt_below : float
+        Confidence under which a square is doubtful (:func:`doubtful_squares`).
 
     Returns
     -------
@@ -157,10 +165,12 @@ def classify_board(
     model = default_model() if model is None else model
     crops = split_cells(board, shape)
     probabilities = model.predict_cell_proba(crops).reshape(*shape, len(ALL_CELLS))
-    return predict_from_probabilities(probabilities)
+    return predict_from_probabilities(probabilities, doubt_below=doubt_below)
 
 
-def predict_from_probabilities(probabilities: np.ndarray) -> BoardPrediction:
+def predict_from_probabilities(
+    probabilities: np.ndarray, *, doubt_below: float = DOUBT_THRESHOLD
+) -> BoardPrediction:
     """Decode a consistent kingdom from its squares' probabilities.
 
     Parameters
@@ -168,6 +178,8 @@ def predict_from_probabilities(probabilities: np.ndarray) -> BoardPrediction:
     probabilities : numpy.ndarray
         ``rows × cols × len(ALL_CELLS)`` probabilities, e.g. part of another
         board's :attr:`BoardPrediction.probabilities`.
+    doubt_below : float
+        Confidence under which a square is doubtful (:func:`doubtful_squares`).
 
     Returns
     -------
@@ -175,14 +187,18 @@ def predict_from_probabilities(probabilities: np.ndarray) -> BoardPrediction:
     """
     shape = (int(probabilities.shape[0]), int(probabilities.shape[1]))
     kingdom, confidence = decode(probabilities, ALL_CELLS, shape)
-    doubtful = doubtful_squares(kingdom, confidence, probabilities)
+    doubtful = doubtful_squares(kingdom, confidence, probabilities, doubt_below=doubt_below)
     return BoardPrediction(kingdom, confidence, probabilities, ALL_CELLS, doubtful)
 
 
 def doubtful_squares(
-    kingdom: Kingdom, confidence: np.ndarray, probabilities: np.ndarray
+    kingdom: Kingdom,
+    confidence: np.ndarray,
+    probabilities: np.ndarray,
+    *,
+    doubt_below: float = DOUBT_THRESHOLD,
 ) -> frozenset[Position]:
-    """Squares a player should check: confidence below :data:`DOUBT_THRESHOLD`, or a label
+    """Squares a player should check: confidence below ``doubt_below``, or a label
     other than the square's own most probable one (changed by the tile-set decoding).
 
     The castle is certain from the tile set (a kingdom has exactly one), so the square read as
@@ -197,6 +213,9 @@ def doubtful_squares(
         ``rows × cols`` probability of each square's decoded label.
     probabilities : numpy.ndarray
         ``rows × cols × len(ALL_CELLS)`` probabilities from the classifier.
+    doubt_below : float
+        Confidence under which a square other than the castle is doubtful
+        (:data:`DOUBT_THRESHOLD` by default).
 
     Returns
     -------
@@ -221,7 +240,7 @@ def doubtful_squares(
     return frozenset(
         pos
         for pos, cell in kingdom.cells()
-        if ALL_CELLS[best[pos]] != cell or (confidence[pos] < DOUBT_THRESHOLD and cell != CASTLE)
+        if ALL_CELLS[best[pos]] != cell or (confidence[pos] < doubt_below and cell != CASTLE)
     )
 
 

@@ -155,12 +155,16 @@ def read_and_correct(
         if location is not found:
             # Both lights read the found outline: read the one taken in both.
             other_light = fitted if light is NEUTRAL else NEUTRAL
-            first = classify_board(board, location.shape, model)
-            other = classify_board(corrected(seen, other_light), location.shape, model)
+            first = classify_board(board, location.shape, model, doubt_below=params.doubt_below)
+            other = classify_board(
+                corrected(seen, other_light), location.shape, model, doubt_below=params.doubt_below
+            )
         prediction = _with_light_doubts(prediction, first, other)
     prediction = _with_castle_doubts(prediction, params)
     hidden = unreadable_squares(seen, location, prediction, taken, params)
-    return outline, Reading(location, board, with_unreadable(prediction, hidden))
+    return outline, Reading(
+        location, board, with_unreadable(prediction, hidden, doubt_below=params.doubt_below)
+    )
 
 
 def _tried_light(
@@ -178,10 +182,10 @@ def _tried_light(
     photographed is not tried (faster; three more wrong totals in the held-out draw)."""
     if not plausible_light(light, params) or not np.any(light.offset):
         return NEUTRAL, None, None
-    as_taken = classify_board(board, shape, model)
+    as_taken = classify_board(board, shape, model, doubt_below=params.doubt_below)
     if not as_taken.doubtful and not params.light_trial_sure:
         return NEUTRAL, as_taken, None
-    relit = classify_board(corrected(board, light), shape, model)
+    relit = classify_board(corrected(board, light), shape, model, doubt_below=params.doubt_below)
     clearer = reading_clarity(relit, params=params) - reading_clarity(as_taken, params=params)
     if clearer > params.light_clearer_by:
         return light, relit, as_taken
@@ -263,14 +267,20 @@ def read_rectified(
     -------
     Reading
     """
-    reading = classify_board(board, location.shape, model) if first is None else first
+    reading = (
+        classify_board(board, location.shape, model, doubt_below=params.doubt_below)
+        if first is None
+        else first
+    )
     if refine and grid is None:
         kept = drop_bare_edges(reading, params=params)
         if kept != (0, location.shape[0], 0, location.shape[1]):
             r0, r1, c0, c1 = kept
             location, board = _cut(location, board, kept)
             # The cut board's squares are the same crops: their reading is a slice.
-            reading = predict_from_probabilities(reading.probabilities[r0:r1, c0:c1])
+            reading = predict_from_probabilities(
+                reading.probabilities[r0:r1, c0:c1], doubt_below=params.doubt_below
+            )
     prediction = _with_what_detection_saw(reading, location, params)
     if refine:
         restored = restore_tile_rows(image, location, model, square_px, grid=grid, params=params)
@@ -340,7 +350,7 @@ def read_board(
     -------
     BoardPrediction
     """
-    prediction = classify_board(board, location.shape, model)
+    prediction = classify_board(board, location.shape, model, doubt_below=params.doubt_below)
     return _with_what_detection_saw(prediction, location, params)
 
 
@@ -575,7 +585,8 @@ def _with_what_detection_saw(
         kingdom=kingdom,
         confidence=confidence,
         probabilities=proba,
-        doubtful=doubtful_squares(kingdom, confidence, proba) | changed,
+        doubtful=doubtful_squares(kingdom, confidence, proba, doubt_below=params.doubt_below)
+        | changed,
     )
 
 

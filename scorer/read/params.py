@@ -79,6 +79,9 @@ class ReadParams:
     light_disagreement: bool = True
     """Whether a square read as different labels in the two lights tried is doubtful."""
 
+    doubt_below: float = 0.8
+    """Probability (0–1) of a square's decoded label under which the square is doubtful."""
+
     # Twice decoding's cost of an unpaired square (scorer.read.decoding.UNPAIRED_COST): the
     # castle moved onto a domino leaves at most its two squares unpaired.
     castle_within: float = 6.0

@@ -37,7 +37,7 @@ import numpy as np
 
 from scorer.detect import BoardLocation, grid_homography
 from scorer.read.cells import CROP_SIDE, split_cells
-from scorer.read.classify import BoardPrediction, doubtful_squares
+from scorer.read.classify import DOUBT_THRESHOLD, BoardPrediction, doubtful_squares
 from scorer.read.decoding import decode
 from scorer.read.hidden import Cause, Unreadable
 from scorer.read.params import DEFAULT, ReadParams
@@ -412,7 +412,10 @@ def walled_in_empty(prediction: BoardPrediction) -> list[Unreadable]:
 
 
 def with_unreadable(
-    prediction: BoardPrediction, unreadable: Sequence[Unreadable]
+    prediction: BoardPrediction,
+    unreadable: Sequence[Unreadable],
+    *,
+    doubt_below: float = DOUBT_THRESHOLD,
 ) -> BoardPrediction:
     """The reading with the unreadable squares among the doubtful ones, and those read as
     empty given their best other reading.
@@ -427,6 +430,8 @@ def with_unreadable(
     ----------
     prediction : BoardPrediction
     unreadable : sequence of Unreadable
+    doubt_below : float
+        Confidence under which a re-decoded square is doubtful.
 
     Returns
     -------
@@ -446,7 +451,8 @@ def with_unreadable(
         )
     proba = _without_empty(prediction.probabilities, prediction.classes.index(EMPTY), read_empty)
     kingdom, confidence = decode(proba, prediction.classes, prediction.kingdom.shape)
-    doubtful = doubtful_squares(kingdom, confidence, proba) | prediction.doubtful | positions
+    doubtful = doubtful_squares(kingdom, confidence, proba, doubt_below=doubt_below)
+    doubtful |= prediction.doubtful | positions
     return replace(
         prediction,
         kingdom=kingdom,

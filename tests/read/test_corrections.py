@@ -495,6 +495,34 @@ def test_the_two_lights_are_compared_on_the_outline_reading_took(disagreement: b
     assert reading.prediction.doubtful - {(0, 0)} == frozenset()
 
 
+class _FairlySureModel:
+    """Reads a 2×2 board as W1 W1 / W1 castle; the top left square at 0.85, the rest at 0.98."""
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        p = np.full((len(crops), len(ALL_CELLS)), 0.02 / (len(ALL_CELLS) - 1))
+        p[:, ALL_CELLS.index(CROWNED_WHEAT)] = 0.98
+        p[0, ALL_CELLS.index(CROWNED_WHEAT)] = 0.85
+        p[0, ALL_CELLS.index(Cell(Terrain.LAKE, 1))] = 0.13
+        if len(crops) == 4:
+            p[3, [ALL_CELLS.index(CROWNED_WHEAT), ALL_CELLS.index(CASTLE)]] = [0.0, 0.98]
+        return p
+
+
+@pytest.mark.parametrize(("doubt_below", "doubtful"), [(0.8, set()), (0.9, {(0, 0)})])
+def test_a_square_is_doubtful_under_the_confidence_the_reading_is_given(
+    doubt_below: float, doubtful: set[tuple[int, int]]
+) -> None:
+    image = np.full((400, 400, 3), 128, np.uint8)
+    side = 2 * SQUARE_PX
+    image[100 : 100 + side, 100 : 100 + side] = TINTED
+    found = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+    board = rectify(image, found, SQUARE_PX)
+    params = replace(DEFAULT, doubt_below=doubt_below, light_trial=False)
+    _, reading = read_and_correct(image, found, board, _FairlySureModel(), params=params)  # type: ignore[arg-type]
+    assert reading.prediction.kingdom[(0, 0)] == CROWNED_WHEAT
+    assert reading.prediction.doubtful == frozenset(doubtful)
+
+
 @pytest.mark.parametrize(
     ("row", "doubtful"),
     [
