@@ -411,6 +411,14 @@ def test_the_light_a_doubtful_board_reads_clearer_in_is_kept() -> None:
     assert model.boards == 2 and not np.any(light.offset)
 
 
+def _tinted_kingdom() -> tuple[np.ndarray, BoardLocation]:
+    """A grey photo holding a 2×2 kingdom of :data:`TINTED` squares, and its outline."""
+    image = np.full((400, 400, 3), 128, np.uint8)
+    side = 2 * SQUARE_PX
+    image[100 : 100 + side, 100 : 100 + side] = TINTED
+    return image, BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+
+
 class _LightSensitiveModel:
     """Reads a 2×2 board as W1 W1 / W1 castle, each surely; in the second light it reads
     the top left square, as surely, as a crowned lake instead."""
@@ -437,10 +445,7 @@ def test_a_square_that_reads_as_another_label_in_the_other_light_is_doubtful(
 ) -> None:
     # A tinted kingdom in a grey photo: its fitted light is tried, and the top left square
     # reads surely in both lights, but as wheat in one and as lake in the other.
-    image = np.full((400, 400, 3), 128, np.uint8)
-    side = 2 * SQUARE_PX
-    image[100 : 100 + side, 100 : 100 + side] = TINTED
-    found = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+    image, found = _tinted_kingdom()
     board = rectify(image, found, SQUARE_PX)
     params = replace(DEFAULT, light_disagreement=disagreement)
     model = _LightSensitiveModel()
@@ -480,11 +485,8 @@ def test_the_two_lights_are_compared_on_the_outline_reading_took(disagreement: b
     # Found half a square to the right, the kingdom's right column reads unsurely (half of
     # it is table); the outline at the kingdom's edges reads surely and is taken. The two
     # lights read its top left square differently, so it is doubtful there too.
-    image = np.full((400, 400, 3), 128, np.uint8)
-    side = 2 * SQUARE_PX
-    image[100 : 100 + side, 100 : 100 + side] = TINTED
-    right = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
-    shifted = _quad(100 + SQUARE_PX / 2, 100, 100 + side + SQUARE_PX / 2, 100 + side)
+    image, right = _tinted_kingdom()
+    shifted = _quad(100 + SQUARE_PX / 2, 100, 100 + 2.5 * SQUARE_PX, 100 + 2 * SQUARE_PX)
     off = BoardLocation(shifted, (2, 2), alternatives=(right,))
     params = replace(DEFAULT, light_disagreement=disagreement)
     board = rectify(image, off, SQUARE_PX)
@@ -512,10 +514,7 @@ class _FairlySureModel:
 def test_a_square_is_doubtful_under_the_confidence_the_reading_is_given(
     doubt_below: float, doubtful: set[tuple[int, int]]
 ) -> None:
-    image = np.full((400, 400, 3), 128, np.uint8)
-    side = 2 * SQUARE_PX
-    image[100 : 100 + side, 100 : 100 + side] = TINTED
-    found = BoardLocation(_quad(100, 100, 100 + side, 100 + side), (2, 2))
+    image, found = _tinted_kingdom()
     board = rectify(image, found, SQUARE_PX)
     params = replace(DEFAULT, doubt_below=doubt_below, light_trial=False)
     _, reading = read_and_correct(image, found, board, _FairlySureModel(), params=params)  # type: ignore[arg-type]
