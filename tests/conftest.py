@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from scorer.lab.datasets import data_dir
+
+with contextlib.suppress(ImportError):
+    import pillow_heif
+
+    # Tests write HEIC files through Pillow; the program registers only the reader, and
+    # only when it reads one (tests/photo/test_imageio.py checks that lazy path alone).
+    pillow_heif.register_heif_opener()
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_images" / "sample_board.jpg"

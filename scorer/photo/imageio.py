@@ -30,6 +30,8 @@ scorer.rules.errors.NotAnImageError: this file is not a readable image (empty fi
 from __future__ import annotations
 
 import ctypes
+import functools
+import importlib.util
 import io
 import os
 import re
@@ -57,13 +59,10 @@ try:  # libjpeg-turbo with its warnings turned into errors: how damaged JPEG dat
 except ImportError:  # pragma: no cover - a declared dependency; without it JPEG damage
     simplejpeg = None  # shows only where Pillow itself fails
 
-try:  # HEIC/HEIF photos from phones; optional at run time.
-    import pillow_heif
-
-    pillow_heif.register_heif_opener()
-    HEIF_SUPPORTED: Final = True
-except ImportError:  # pragma: no cover - depends on the installation
-    HEIF_SUPPORTED = False  # type: ignore[misc]
+HEIF_SUPPORTED: Final = importlib.util.find_spec("pillow_heif") is not None
+"""Whether HEIC/HEIF photos from phones can be read (pillow-heif is optional at run time).
+Its reader is registered with Pillow only when such a photo comes (:func:`_heif_reader`),
+so that a JPEG does not wait for its import."""
 
 MAX_PIXELS: Final = 60_000_000
 """Default pixel limit: above every phone camera in common use, far below a bomb."""
@@ -181,6 +180,8 @@ def load_image_with_info(
     if kind not in _PILLOW_FORMATS:
         raise NotAnImageError(_not_an_image_message(kind, data))
     pil_format = _PILLOW_FORMATS[kind]
+    if kind in _HEIF_KINDS:
+        _heif_reader()
     if pil_format not in Image.OPEN:
         Image.preinit()  # JPEG, PNG, GIF, BMP, PPM, without importing Pillow's 40 other readers
     if pil_format not in Image.OPEN:
@@ -409,6 +410,21 @@ _MAGIC: Final[tuple[tuple[str, Callable[[bytes], bool]], ...]] = (
     ("video", lambda d: _ftyp_brand(d) in _VIDEO_BRANDS or d[:4] == b"\x1aE\xdf\xa3"),
     ("SVG", lambda d: b"<svg" in d[:1024].lower()),
 )
+
+_HEIF_KINDS: Final = frozenset({"HEIF", "AVIF"})
+"""Kinds that pillow-heif may read where Pillow itself does not."""
+
+
+@functools.cache
+def _heif_reader() -> bool:
+    """Register pillow-heif's reader with Pillow, once; whether it could be."""
+    try:
+        import pillow_heif
+    except ImportError:  # pragma: no cover - depends on the installation
+        return False
+    pillow_heif.register_heif_opener()
+    return True
+
 
 _PILLOW_FORMATS: Final = {
     "JPEG": "JPEG",

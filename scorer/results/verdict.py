@@ -86,6 +86,8 @@ def kingdom_verdict(
     >>> corners = [[0, 40], [500, 40], [500, 540], [0, 540]]
     >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0)
     ("the kingdom reaches the photo's edge, so part of it may be cut off",)
+    >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0, side=5)  # it is whole: 5×5 at most
+    ()
     >>> kingdom_verdict((5, 5), corners, (800, 800), 100.0, side=7, marked=True)
     ('the grid found is 5×5, not the 7×7 of the variant in play',)
     >>> from scorer.read.hidden import Cause, Unreadable
@@ -123,7 +125,11 @@ def kingdom_verdict(
                 _("the reading moved the outline detection found ({found})", found=found)
             )
         beyond = edge_sides(corners, image_size, 0.0)
-        if not beyond and at_photo_edge(corners, image_size, params.edge_margin * square_px):
+        # A grid of the largest side a kingdom may have (7×7; 5×5 where the variant in play
+        # is 5×5) cannot go on beyond the edge it reaches.
+        full = rows == cols == (side or DUEL_SIZE)
+        edge = at_photo_edge(corners, image_size, params.edge_margin * square_px)
+        if not beyond and not full and edge:
             reasons.append(_("the kingdom reaches the photo's edge, so part of it may be cut off"))
     else:
         beyond = ()

@@ -90,6 +90,29 @@ def test_a_fresh_process_reads_every_type(tmp_path: Path) -> None:
     assert result.stdout.count("(48, 64, 3)") == 7
 
 
+def test_a_jpeg_is_read_without_the_heic_reader(tmp_path: Path) -> None:
+    """pillow-heif is imported only for a HEIC photo: a JPEG does not wait for it."""
+    pytest.importorskip("pillow_heif")
+    for fmt in ("JPEG", "HEIF"):
+        (tmp_path / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
+    script = (
+        "import sys, pathlib\n"
+        "from scorer.photo.imageio import load_image\n"
+        "folder = pathlib.Path(sys.argv[1])\n"
+        "print(load_image(folder / 'photo.jpeg').shape, 'pillow_heif' in sys.modules)\n"
+        "print(load_image(folder / 'photo.heif').shape, 'pillow_heif' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["(48, 64, 3) False", "(48, 64, 3) True"]
+
+
 def test_type_is_found_by_content_not_name(tmp_path: Path) -> None:
     misnamed = tmp_path / "photo.txt"
     misnamed.write_bytes(encode(Image.fromarray(PHOTO), "JPEG", quality=95))

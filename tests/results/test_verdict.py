@@ -55,6 +55,21 @@ def test_each_doubt_is_a_plain_reason(kw: dict[str, object], reason: str) -> Non
     assert len(reasons) == 1 and reasons[0].startswith(reason), reasons
 
 
+def test_a_grid_of_the_largest_side_at_the_edge_cannot_be_cut_off() -> None:
+    """Kingdomino's kingdoms are at most 5×5 (7×7 in Mighty Duel): a grid already that large
+    cannot continue past the edge it touches, whereas a 5×5 one in an unknown variant may be
+    the middle of a 7×7 kingdom."""
+    at_edge = [[0, 100], [500, 100], [500, 600], [0, 600]]
+    assert _reasons(corners=at_edge, side=5) == ()
+    assert _reasons(corners=at_edge, shape=(7, 7)) == ()
+    assert _reasons(corners=at_edge, shape=(7, 7), side=7) == ()
+    maybe_cut = "the kingdom reaches the photo's edge, so part of it may be cut off"
+    assert _reasons(corners=at_edge) == (maybe_cut,)
+    assert _reasons(corners=at_edge, shape=(4, 5), side=5)[-1] == maybe_cut
+    beyond = [[-20, 100], [480, 100], [480, 600], [-20, 600]]  # squares cut: still unconfirmed
+    assert _reasons(corners=beyond, side=5)[-1].startswith("the kingdom runs off the photo's edge")
+
+
 def test_corners_the_player_marked_confirm_the_outline_not_the_squares() -> None:
     at_edge = [[0, 0], [500, 0], [500, 500], [0, 500]]
     assert _reasons(corners=at_edge, detected_shape=(4, 5), marked=True) == ()
