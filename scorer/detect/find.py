@@ -34,7 +34,13 @@ import cv2
 import numpy as np
 
 from scorer.detect.extent import settle
-from scorer.detect.geometry import BoardLocation, check_corners, marked_quad
+from scorer.detect.geometry import (
+    BoardLocation,
+    check_corners,
+    marked_quad,
+    same_squares,
+    sub_grids,
+)
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
 from scorer.detect.light import balanced
 from scorer.detect.outlines import candidate_quads, choose, distinct, has_quad, rivals
@@ -45,7 +51,7 @@ from scorer.detect.table import lab
 from scorer.detect.view import View
 from scorer.i18n import _
 from scorer.rules.errors import BoardNotFoundError, GridNotConsistentError
-from scorer.rules.kingdom import MAX_SIZE
+from scorer.rules.kingdom import KINGDOM_SIDES, MAX_SIZE
 
 
 def find_kingdoms(
@@ -117,7 +123,7 @@ def find_kingdoms(
     mask = view.tiles.lit_mask
     locations = apart(
         [
-            _with_plausible_alternatives(loc, mask, check)
+            _with_plausible_alternatives(view, loc, mask, check)
             for loc in locations + faint
             if plausible(loc, mask, check)
         ],
@@ -328,13 +334,25 @@ def _whole_frames(view: View) -> list[BoardLocation]:
 
 
 def _with_plausible_alternatives(
-    location: BoardLocation, mask: np.ndarray, check: PlausibleParams
+    view: View, location: BoardLocation, mask: np.ndarray, check: PlausibleParams
 ) -> BoardLocation:
-    """The location with only those alternatives that pass the same check."""
-    kept = tuple(a for a in location.alternatives if plausible(a, mask, check))
-    if len(kept) == len(location.alternatives):
+    """The location with those alternatives that pass the same check, and after them the
+    square grids a kingdom may have inside any of its outlines whose grid no kingdom has
+    (:func:`scorer.detect.geometry.sub_grids`: a hand or a row of table taken in with the
+    tiles makes a 6×5 outline round a 5×5 kingdom), each side moved onto the edge nearest
+    it (the outline's squares are a little off where it spans more than the kingdom).
+    Reading weighs them all (:mod:`scorer.read.verify`)."""
+    kept = [a for a in location.alternatives if plausible(a, mask, check)]
+    for outline in (location, *location.alternatives):
+        for cut in sub_grids(outline, KINGDOM_SIDES):
+            grid = replace(cut, corners=refine_quad(view, cut.corners))
+            if not any(same_squares(grid, k) for k in (location, *kept)) and plausible(
+                grid, mask, check
+            ):
+                kept.append(grid)
+    if tuple(kept) == location.alternatives:
         return location
-    return replace(location, alternatives=kept)
+    return replace(location, alternatives=tuple(kept))
 
 
 def _reading_order(locations: list[BoardLocation]) -> list[BoardLocation]:

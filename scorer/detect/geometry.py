@@ -160,6 +160,78 @@ def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLoca
     }
 
 
+def sub_grids(location: BoardLocation, sides: Sequence[int]) -> tuple[BoardLocation, ...]:
+    """Every square grid of one of ``sides`` squares a side lying within an outline's grid.
+
+    An outline that also takes in something beside the kingdom (a hand, a shadow, a row
+    of table read as tiles) has a grid no kingdom can have, such as 6×5; the kingdom is
+    one of the square grids inside it. Each keeps the outline's perspective, seam score
+    and what detection saw of its squares.
+
+    Parameters
+    ----------
+    location : BoardLocation
+    sides : sequence of int
+        Grid sides to cut out (the sides a kingdom may have).
+
+    Returns
+    -------
+    tuple of BoardLocation
+        Row by row, then column by column; none where the outline is itself such a grid.
+
+    Examples
+    --------
+    >>> corners = np.array([[0, 0], [500, 0], [500, 600], [0, 600]], float)
+    >>> inside = sub_grids(BoardLocation(corners, (6, 5), tiles=frozenset({(5, 0)})), [5, 7])
+    >>> [(g.shape, g.corners[0].tolist(), sorted(g.tiles)) for g in inside]
+    [((5, 5), [0.0, 0.0], []), ((5, 5), [0.0, 100.0], [(4, 0)])]
+    >>> sub_grids(BoardLocation(corners, (7, 7)), [5, 7])
+    ()
+    """
+    rows, cols = location.shape
+    if rows == cols and rows in sides:
+        return ()
+    found = []
+    for side in sides:
+        for r in range(rows - side + 1):
+            for c in range(cols - side + 1):
+                extent = (r, r + side, c, c + side)
+                found.append(
+                    BoardLocation(
+                        _grid_quad(location, extent),
+                        (side, side),
+                        empty=_within(location.empty, extent),
+                        score=location.score,
+                        tiles=_within(location.tiles, extent),
+                    )
+                )
+    return tuple(found)
+
+
+def _within(squares: frozenset[Position], extent: tuple[int, int, int, int]) -> frozenset[Position]:
+    """The squares inside the rows ``r0..r1`` and columns ``c0..c1``, counted from ``(r0, c0)``."""
+    r0, r1, c0, c1 = extent
+    return frozenset((r - r0, c - c0) for r, c in squares if r0 <= r < r1 and c0 <= c < c1)
+
+
+def same_squares(a: BoardLocation, b: BoardLocation) -> bool:
+    """Whether two outlines have one grid shape and corners within half a square.
+
+    >>> one = BoardLocation(np.array([[0, 0], [500, 0], [500, 500], [0, 500]], float), (5, 5))
+    >>> near = BoardLocation(one.corners + 30, (5, 5))  # 42 px from a 100 px square
+    >>> far = BoardLocation(one.corners + 40, (5, 5))  # 57 px
+    >>> same_squares(one, near), same_squares(one, far)
+    (True, False)
+    """
+    if a.shape != b.shape:
+        return False
+    corners = np.asarray(b.corners, dtype=np.float64)
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    square = float(np.mean(sides[[0, 2]]) / b.shape[1] + np.mean(sides[[1, 3]]) / b.shape[0]) / 2
+    shift = np.linalg.norm(np.asarray(a.corners, dtype=np.float64) - corners, axis=1).max()
+    return bool(shift < square / 2)
+
+
 def grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The homography from grid units (x along the columns, y along the rows) to the photo.
 

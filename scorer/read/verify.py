@@ -38,6 +38,7 @@ from typing import TypeVar
 import numpy as np
 
 from scorer.detect import BoardLocation, beyond_side
+from scorer.detect.geometry import same_squares
 from scorer.read.classify import BoardPrediction
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.rules.kingdom import EMPTY
@@ -260,27 +261,9 @@ def _margin(challenger: Hypothesis, holder: Hypothesis, params: ReadParams) -> f
     extent (a grid inside the kingdom against the whole frame).
     """
     margin = challenger.score - holder.score
-    if _same_squares(challenger.location, holder.location):
+    if same_squares(challenger.location, holder.location):
         margin += params.beyond_weight * (challenger.beyond - holder.beyond)
     return margin
-
-
-def _same_squares(a: BoardLocation, b: BoardLocation) -> bool:
-    """Whether two outlines have one grid shape and corners within half a square.
-
-    >>> one = BoardLocation(np.array([[0, 0], [500, 0], [500, 500], [0, 500]], float), (5, 5))
-    >>> near = BoardLocation(one.corners + 30, (5, 5))  # 42 px from a 100 px square
-    >>> far = BoardLocation(one.corners + 40, (5, 5))  # 57 px
-    >>> _same_squares(one, near), _same_squares(one, far)
-    (True, False)
-    """
-    if a.shape != b.shape:
-        return False
-    corners = np.asarray(b.corners, dtype=np.float64)
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    square = float(np.mean(sides[[0, 2]]) / b.shape[1] + np.mean(sides[[1, 3]]) / b.shape[0]) / 2
-    shift = np.linalg.norm(np.asarray(a.corners, dtype=np.float64) - corners, axis=1).max()
-    return bool(shift < square / 2)
 
 
 def _in_photo(corners: np.ndarray, shape: tuple[int, ...]) -> float:

@@ -36,6 +36,9 @@ DUEL_SIZE: Final = 7
 MAX_SIZE: Final = DUEL_SIZE
 """No kingdom is larger than this in either direction."""
 
+KINGDOM_SIDES: Final = (STANDARD_SIZE, DUEL_SIZE)
+"""The sides a finished kingdom's square grid has, one per variant."""
+
 Position = tuple[int, int]
 """A square's ``(row, column)``; row 0 is the top, column 0 the left."""
 

@@ -273,3 +273,28 @@ def test_real_photo_turned_by_any_angle(fixtures: Path, name: str, angle: float)
         np.linalg.norm(np.roll(found.corners, k, axis=0) - moved, axis=1).mean() for k in range(4)
     )
     assert error < 0.02 * side
+
+
+def test_an_outline_no_kingdom_has_offers_the_kingdoms_inside_it(
+    table_scene: Callable[..., tuple[np.ndarray, np.ndarray]], error: CornerError
+) -> None:
+    """A 6×5 outline (the kingdom and a row of table beyond it, its squares a little too
+    small to fit) is given the two 5×5 grids inside it as alternatives, moved onto the
+    kingdom's edges: reading then weighs the right one (scorer.read.verify)."""
+    from scorer.detect.find import _with_plausible_alternatives
+    from scorer.detect.geometry import Side, extend_location, sub_grids
+    from scorer.detect.light import balanced
+    from scorer.detect.view import View
+
+    image, truth = table_scene()
+    kingdom = BoardLocation(truth, (5, 5))
+    grown = extend_location(kingdom, Side.BOTTOM)
+    centre = grown.corners.mean(axis=0)
+    off = BoardLocation(centre + (grown.corners - centre) * 0.97, (6, 5))  # 3% too small
+    view = View(balanced(image, DEFAULT.light), None, DEFAULT)
+    offered = _with_plausible_alternatives(view, off, view.tiles.lit_mask, DEFAULT.plausible)
+    grids = [a for a in offered.alternatives if a.shape == (5, 5)]
+    assert len(grids) == 2
+    moved = min(error(g.corners, truth) for g in grids)
+    cut = min(error(g.corners, truth) for g in sub_grids(off, (5, 7)))
+    assert moved < 0.01 < cut  # the cut alone was off; moved, it lies on the kingdom's edges

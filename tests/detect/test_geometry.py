@@ -13,7 +13,7 @@ from scorer.detect import (
     order_corners,
     parse_corners,
 )
-from scorer.detect.geometry import check_corners
+from scorer.detect.geometry import check_corners, sub_grids
 from scorer.rules.errors import BoardNotFoundError
 
 
@@ -78,3 +78,29 @@ def test_the_row_beyond_follows_the_perspective() -> None:
     # than a copy of the last row would be.
     assert below[0, 0] - below[1, 0] > 400
     assert below[0, 1] - 300 > 100
+
+
+@pytest.mark.parametrize(
+    ("shape", "grids"),
+    [
+        ((6, 5), 2),  # a row too many: two 5×5 kingdoms fit
+        ((6, 6), 4),
+        ((7, 6), 6),
+        ((8, 7), 12 + 2),  # 5×5 and 7×7 both fit
+        ((5, 5), 0),  # a kingdom's own grid
+        ((7, 7), 0),
+        ((5, 4), 0),  # too small for either
+    ],
+)
+def test_the_kingdom_grids_inside_an_outline(shape: tuple[int, int], grids: int) -> None:
+    rows, cols = shape
+    corners = np.array([[0, 0], [100 * cols, 0], [100 * cols, 100 * rows], [0, 100 * rows]], float)
+    inside = sub_grids(BoardLocation(corners, shape), (5, 7))
+    assert len(inside) == grids
+    for grid in inside:  # whole squares of the outline's grid, axis-aligned here
+        side = grid.shape[0] * 100
+        x0, y0 = grid.corners[0]
+        assert x0 % 100 == pytest.approx(0, abs=1e-6) and y0 % 100 == pytest.approx(0, abs=1e-6)
+        np.testing.assert_allclose(
+            grid.corners - grid.corners[0], [[0, 0], [side, 0], [side, side], [0, side]], atol=1e-6
+        )
