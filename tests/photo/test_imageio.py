@@ -69,48 +69,45 @@ def test_path_bytes_and_file_give_the_same_pixels(tmp_path: Path) -> None:
         np.testing.assert_array_equal(load_image(handle), from_path)
 
 
-def test_a_fresh_process_reads_every_type(tmp_path: Path) -> None:
-    """Pillow registers most formats lazily: the first load in a new process must work."""
-    for fmt in ("PNG", "WEBP", "TIFF", "GIF", "BMP", "HEIF", "JPEG"):
-        (tmp_path / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
+def _in_a_fresh_process(folder: Path, fmts: tuple[str, ...], lines: str) -> str:
+    """What a new interpreter prints after ``lines`` (``folder`` is a pathlib.Path there),
+    with the test photo written into ``folder`` in each format (``photo.<format>``)."""
+    for fmt in fmts:
+        (folder / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
     script = (
         "import sys, pathlib\n"
         "from scorer.photo.imageio import load_image\n"
-        "for path in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n"
-        "    print(path.suffix, load_image(path).shape)\n"
+        "folder = pathlib.Path(sys.argv[1])\n" + lines
     )
     result = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
+        [sys.executable, "-c", script, str(folder)],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("(48, 64, 3)") == 7
+    return result.stdout
+
+
+def test_a_fresh_process_reads_every_type(tmp_path: Path) -> None:
+    """Pillow registers most formats lazily: the first load in a new process must work."""
+    every = ("PNG", "WEBP", "TIFF", "GIF", "BMP", "HEIF", "JPEG")
+    lines = (
+        "for path in sorted(folder.iterdir()):\n    print(path.suffix, load_image(path).shape)\n"
+    )
+    assert _in_a_fresh_process(tmp_path, every, lines).count("(48, 64, 3)") == 7
 
 
 def test_a_jpeg_is_read_without_the_heic_reader(tmp_path: Path) -> None:
     """pillow-heif is imported only for a HEIC photo: a JPEG does not wait for it."""
     pytest.importorskip("pillow_heif")
-    for fmt in ("JPEG", "HEIF"):
-        (tmp_path / f"photo.{fmt.lower()}").write_bytes(encode(Image.fromarray(PHOTO), fmt))
-    script = (
-        "import sys, pathlib\n"
-        "from scorer.photo.imageio import load_image\n"
-        "folder = pathlib.Path(sys.argv[1])\n"
+    lines = (
         "print(load_image(folder / 'photo.jpeg').shape, 'pillow_heif' in sys.modules)\n"
         "print(load_image(folder / 'photo.heif').shape, 'pillow_heif' in sys.modules)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[:2] == ["(48, 64, 3) False", "(48, 64, 3) True"]
+    printed = _in_a_fresh_process(tmp_path, ("JPEG", "HEIF"), lines)
+    assert printed.split("\n")[:2] == ["(48, 64, 3) False", "(48, 64, 3) True"]
 
 
 def test_type_is_found_by_content_not_name(tmp_path: Path) -> None:
