@@ -48,7 +48,7 @@ from scorer.results.report import (
     ranking_dict,
 )
 from scorer.rules.errors import ScorerError
-from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE, Kingdom
+from scorer.rules.kingdom import DUEL_SIZE, KINGDOM_SIDES, STANDARD_SIZE, Kingdom
 from scorer.rules.scoring import (
     CROWNS_FIRST_NAME,
     DYNASTY_GAMES,
@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grid",
         type=int,
-        choices=(STANDARD_SIZE, DUEL_SIZE),
+        choices=KINGDOM_SIDES,
         help=_(
             "kingdom side: {small}, or {large} for Mighty Duel (default: from the grid, or "
             "found in the photo)",

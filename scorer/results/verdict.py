@@ -23,7 +23,7 @@ import numpy as np
 from scorer.i18n import _, names, ngettext, words
 from scorer.read.hidden import Cause, Unreadable
 from scorer.read.params import DEFAULT, ReadParams
-from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
+from scorer.rules.kingdom import DUEL_SIZE, KINGDOM_SIDES, STANDARD_SIZE
 from scorer.rules.scoring import Violation
 
 
@@ -108,7 +108,7 @@ def kingdom_verdict(
                 side=side,
             )
         )
-    elif side is None and rows not in (STANDARD_SIZE, DUEL_SIZE):
+    elif side is None and rows not in KINGDOM_SIDES:
         reasons.append(
             _(
                 "the grid found is {rows}×{cols}, not {small}×{small} or {large}×{large}",
