@@ -195,9 +195,10 @@ def _tried_light(
 def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> BoardPrediction:
     """``prediction`` with every square doubtful where the castle may stand
     (:func:`scorer.read.decoding.castle_places`), when the tile set placed the castle on a
-    square that does not look like it: the real castle was read as something else."""
+    square that does not look like it, or on a square read with doubt: the real castle may
+    have been read as something else."""
     castle = prediction.kingdom.castle
-    if castle is None or castle not in prediction.overridden():
+    if castle is None or castle not in prediction.overridden() | prediction.doubtful:
         return prediction
     shape = prediction.kingdom.height, prediction.kingdom.width
     places = castle_places(

@@ -549,3 +549,26 @@ def test_where_no_square_looks_like_the_castle_its_possible_places_are_doubtful(
     assert {pos: cell.token for pos, cell in prediction.second_choices().items()} == {
         pos: "C" if pos != castle else row.split()[pos[1]] for pos in sorted(doubtful)
     }
+
+
+def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
+    """The castle's square is doubtful (here: the two lights read it differently) beside a
+    square read L1 that could hold the castle nearly as well: the real castle may be that
+    L1, so it is doubtful too. Without the doubt, nothing is flagged."""
+    from dataclasses import replace
+
+    from scorer.read.classify import predict_from_probabilities
+    from scorer.read.corrections import _with_castle_doubts
+
+    # Either way one square is left without a partner; the castle on the L1 costs
+    # log(0.85 / 0.1) + log(0.6 / 0.3) = 2.83 nats more, within the 6 allowed.
+    probs = np.full((1, 2, len(ALL_CELLS)), 0.001)
+    probs[0, 0, ALL_CELLS.index(Cell.parse("L1"))] = 0.85
+    probs[0, 0, ALL_CELLS.index(CASTLE)] = 0.1
+    probs[0, 1, ALL_CELLS.index(CASTLE)] = 0.6
+    probs[0, 1, ALL_CELLS.index(Cell.parse("W0"))] = 0.3
+    read = predict_from_probabilities(probs)
+    assert read.kingdom.format() == "L1 C" and read.doubtful == frozenset()
+    assert _with_castle_doubts(read, DEFAULT).doubtful == frozenset()
+    moved = replace(read, doubtful=frozenset({(0, 1)}))  # the lights disagree on the castle
+    assert _with_castle_doubts(moved, DEFAULT).doubtful == {(0, 0), (0, 1)}
