@@ -34,10 +34,6 @@ from functools import cache
 from pathlib import Path
 from typing import Final, TypeVar
 
-from babel import Locale
-from babel.lists import format_list
-from babel.numbers import format_decimal
-
 from scorer.rules.kingdom import GridParseError
 from scorer.rules.phrase import N_, Phrase, Wording, render
 
@@ -210,6 +206,8 @@ def number(value: float, digits: int = 0) -> str:
     ...     number(1234.5, 1)
     '1.234,5'
     """
+    from babel.numbers import format_decimal  # Babel loads on first use: a photo rarely needs it
+
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
     return format_decimal(value, format=pattern, locale=language())
 
@@ -221,6 +219,8 @@ def names(items: Sequence[str]) -> str:
     ...     names(["Anna", "Ben", "Cleo"])
     'Anna, Ben och Cleo'
     """
+    from babel.lists import format_list
+
     return format_list(list(items), locale=language()) if items else ""
 
 
@@ -301,4 +301,6 @@ def locale_name(code: str) -> str:
     >>> locale_name("sv")
     'Swedish'
     """
+    from babel import Locale
+
     return Locale.parse(code).get_display_name(language()) or code

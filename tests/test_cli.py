@@ -382,6 +382,23 @@ def test_a_text_grid_loads_neither_the_page_nor_the_science_libraries(tmp_path: 
     assert json.loads(done.stdout.splitlines()[-1]) == []
 
 
+def test_a_photo_does_not_load_numpys_masked_arrays() -> None:
+    """numpy's median and percentile would load them, 6 ms of a cold command's first
+    photo: the detection and light fits use :mod:`scorer.quantiles` instead."""
+    sample = Path(__file__).resolve().parents[1] / "sample_images" / "sample_board.jpg"
+    script = (
+        "import json, sys\n"
+        "from scorer.cli import main\n"
+        f"code = main([{str(sample)!r}])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[:2] == ['numpy', 'ma'])))\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "total" in done.stdout
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
 def test_photos_in_a_pool_print_what_one_by_one_prints(tmp_path: Path) -> None:
     """Photos, a text grid and a missing file, scored by two processes and by one: the
     same lines in the same order, and the same exit code."""

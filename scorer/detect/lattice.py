@@ -27,6 +27,7 @@ from scorer.detect.seams import (
     to_grid_canvas,
 )
 from scorer.detect.view import View
+from scorer.quantiles import median, quantile
 from scorer.rules.kingdom import DUEL_SIZE, STANDARD_SIZE
 
 
@@ -84,7 +85,7 @@ def lattice_quad(view: View, quad: np.ndarray, shape: tuple[int, int]) -> np.nda
         reach = max(2, int(p.reach * step))
         for b in range(p.bands):
             profile = seam_profile(grad[int(b * band) : int((b + 1) * band)], view.params.seams)
-            typical = max(float(np.median(profile)), view.params.seams.min_typical_gradient)
+            typical = max(float(median(profile)), view.params.seams.min_typical_gradient)
             middle = (b + 0.5) * band
             for k in range(1, count):
                 place = _peak_near(profile, round(k * step), reach, p.peak * typical)
@@ -149,7 +150,7 @@ def seam_lattice_guesses(
     magnitude = np.hypot(gx, gy) * weight
     if not np.any(magnitude > 0):
         return []
-    strong = magnitude > np.quantile(magnitude[weight > 0], p.edges)
+    strong = magnitude > quantile(magnitude[weight > 0], p.edges)
     direction = (magnitude[strong] * np.exp(4j * np.arctan2(gy[strong], gx[strong]))).sum()
     turn = cv2.getRotationMatrix2D(
         ((x1 - x0) / 2, (y1 - y0) / 2), float(np.degrees(np.angle(direction) / 4)), 1.0

@@ -18,6 +18,7 @@ import numpy as np
 from scorer.detect.edges import Extent, GridEdges, cross_segments, edge_ratio, outer_segments
 from scorer.detect.geometry import Side, move
 from scorer.detect.params import ExtentParams
+from scorer.quantiles import median
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +115,7 @@ def _sharp_squares(row: Row) -> bool:
         return False
     segments = outer_segments(row.edges, row.extent, row.side)
     current = outer_segments(row.edges, row.inside, row.side)
-    sharp = segments >= p.sharp_share * float(np.median(current))
+    sharp = segments >= p.sharp_share * float(median(current))
     # A lone square must be wholly tile: a domino lying near the kingdom is not in line.
     whole = (np.nan_to_num(row.tiles) > p.whole_tile) & (np.nan_to_num(row.lit) > p.whole_lit)
     return int((strong & sharp).sum()) >= p.min_sharp_squares or bool((whole & sharp).any())
@@ -162,7 +163,7 @@ def _lone_square(row: Row) -> bool:
         return False
     outer = outer_segments(row.edges, row.extent, row.side)
     inner = outer_segments(row.edges, row.inside, row.side)
-    return bool((whole & (outer >= p.lone_sharp * float(np.median(inner)))).any())
+    return bool((whole & (outer >= p.lone_sharp * float(median(inner)))).any())
 
 
 def _row_in_line(row: Row) -> bool:
@@ -184,8 +185,8 @@ def _row_in_line(row: Row) -> bool:
     outer = outer_segments(row.edges, row.extent, row.side)
     # Sharp against the grid line inside, and against the table's own texture.
     sharp = max(
-        p.in_line_sharp * float(np.median(inner)),
-        p.above_table * float(np.median(outer[table])),
+        p.in_line_sharp * float(median(inner)),
+        p.above_table * float(median(outer[table])),
     )
     across = cross_segments(row.edges, row.extent, row.side)
     before = np.concatenate([[True], table[:-1]])  # table (or the grid's end) before a square

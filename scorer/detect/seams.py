@@ -17,6 +17,7 @@ import numpy as np
 
 from scorer.detect.geometry import BoardLocation, intersect, order_corners
 from scorer.detect.params import DetectParams, SeamsParams
+from scorer.quantiles import median, quantile
 from scorer.rules.kingdom import MAX_SIZE
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def count_scores(
     size = len(profile)
     # A flat outline (a plain table, a blown-out patch) has almost no typical gradient: the
     # floor keeps a faint line there from counting as a clear seam.
-    typical = max(float(np.median(profile)), p.min_typical_gradient)
+    typical = max(float(median(profile)), p.min_typical_gradient)
     scores = {}
     for n in counts:
         step = size / n
@@ -105,7 +106,7 @@ def count_scores(
             c = round(k * step)
             peaks.append(profile[max(0, c - window) : c + window + 1].max())
         # A seam must show along most of the grid: use a low quantile, not the mean.
-        scores[n] = float(np.quantile(peaks, p.seam_quantile)) / typical
+        scores[n] = float(quantile(peaks, p.seam_quantile)) / typical
     return scores
 
 
@@ -121,7 +122,7 @@ def seam_gradient(gray: np.ndarray, axis: int) -> np.ndarray:
 def seam_profile(lines: np.ndarray, p: SeamsParams) -> np.ndarray:
     """Median over lines of :func:`seam_gradient`, lightly smoothed: seams are its peaks."""
     n = p.profile_smooth
-    return np.convolve(np.median(lines, axis=0), np.ones(n) / n, mode="same")
+    return np.convolve(median(lines, axis=0), np.ones(n) / n, mode="same")
 
 
 def on_grid_canvas(work: np.ndarray, quad: np.ndarray, canvas: int) -> np.ndarray:
@@ -186,7 +187,7 @@ def line_strength(
     xs = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
     ys = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
     across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1]).sum(axis=-1)
-    return float(np.median(across.max(axis=1)))
+    return float(median(across.max(axis=1)))
 
 
 def _snap_side(

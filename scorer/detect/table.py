@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from scorer.detect.params import TableParams
+from scorer.quantiles import median, quantile
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,16 +154,16 @@ def colour_off_table(lab: np.ndarray, border: np.ndarray, p: TableParams) -> np.
     spill over a tile's edge onto the table.
     """
     a, b = lab[..., 1], lab[..., 2]
-    spread = float(np.percentile(np.hypot(border[:, 1], border[:, 2]), p.spread_quantile))
+    spread = float(quantile(np.hypot(border[:, 1], border[:, 2]), p.spread_quantile / 100))
     if spread <= p.table_spread:
         away = np.hypot(a, b)
     else:
-        tints = _shade_tints(np.median(border, axis=0), p)
+        tints = _shade_tints(median(border, axis=0), p)
         off = _off_wedge(border[:, 1], border[:, 2], tints)
-        spread = float(np.percentile(off, p.spread_quantile))
+        spread = float(quantile(off, p.spread_quantile / 100))
         if spread > p.table_spread:
             return np.zeros(lab.shape[:2], bool)
-        lighter = lab[..., 0] > float(np.median(border[:, 0]))
+        lighter = lab[..., 0] > float(median(border[:, 0]))
         away = np.where(lighter, 0.0, _off_wedge(a, b, tints))
     window = (p.colour_window, p.colour_window)
     smooth = cv2.blur(away.astype(np.float32), window)
@@ -187,7 +188,7 @@ def table_texture_map(work: np.ndarray, p: TableParams) -> TableTexture | None:
     ridges = (tophat > np.maximum(p.ridge_floor, p.ridge_contrast * local)).astype(np.float32)
     top, bottom, left, right = _border_bands(ridges, p)
     sides = (top, bottom, left.T, right.T)  # each band × its length
-    density = float(np.median([side.mean() for side in sides]))
+    density = float(median([side.mean() for side in sides]))
     if density < p.min_table_ridges:
         return None
     # The pattern must cover the whole table: wood grain comes and goes.
@@ -197,7 +198,7 @@ def table_texture_map(work: np.ndarray, p: TableParams) -> TableTexture | None:
         for side in sides
         for i in range(0, side.shape[1] - block + 1, block)
     ]
-    if not blocks or np.percentile(blocks, p.even_quantile) < p.even_pattern * np.median(blocks):
+    if not blocks or quantile(blocks, p.even_quantile / 100) < p.even_pattern * median(blocks):
         return None
     return TableTexture(cv2.blur(ridges, (p.ridge_window, p.ridge_window)), density)
 

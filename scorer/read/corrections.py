@@ -49,7 +49,7 @@ from scorer.read.light import (
     plausible_light,
 )
 from scorer.read.params import DEFAULT, ReadParams
-from scorer.read.unreadable import unreadable_squares, with_unreadable
+from scorer.read.unreadable import squares_unlike_table, unreadable_squares, with_unreadable
 from scorer.read.verify import verified_outline
 from scorer.rules.kingdom import (
     ALL_CELLS,
@@ -282,7 +282,7 @@ def read_rectified(
             reading = predict_from_probabilities(
                 reading.probabilities[r0:r1, c0:c1], doubt_below=params.doubt_below
             )
-    prediction = _with_what_detection_saw(reading, location, params)
+    prediction = _with_what_detection_saw(reading, location, params, board, image)
     if refine:
         restored = restore_tile_rows(image, location, model, square_px, grid=grid, params=params)
         if restored is not None:
@@ -329,6 +329,7 @@ def read_board(
     model: CellClassifier | None = None,
     *,
     params: ReadParams = DEFAULT,
+    image: np.ndarray | None = None,
 ) -> BoardPrediction:
     """Classify the squares of a rectified board, using what detection saw.
 
@@ -346,13 +347,16 @@ def read_board(
         The square classifier; the committed model when omitted.
     params : ReadParams
         The tuned values of the corrections.
+    image : numpy.ndarray, optional
+        The photo the board was cut from: with it, a square that detection saw as bare
+        table is checked against the table around the kingdom first.
 
     Returns
     -------
     BoardPrediction
     """
     prediction = classify_board(board, location.shape, model, doubt_below=params.doubt_below)
-    return _with_what_detection_saw(prediction, location, params)
+    return _with_what_detection_saw(prediction, location, params, board, image)
 
 
 def drop_bare_edges(
@@ -470,7 +474,7 @@ def restore_tile_rows(
     if grown is location:
         return None
     board = rectify(image, grown, square_px)
-    return Reading(grown, board, read_board(board, grown, model, params=params))
+    return Reading(grown, board, read_board(board, grown, model, params=params, image=image))
 
 
 def grow_to_castle(
@@ -550,19 +554,28 @@ def grow_to_castle(
     if excess > 0:
         grown = extend_location(grown, side.opposite, -excess)
     board = rectify(image, grown, square_px)
-    return Reading(grown, board, read_board(board, grown, model, params=params))
+    return Reading(grown, board, read_board(board, grown, model, params=params, image=image))
 
 
 def _with_what_detection_saw(
-    prediction: BoardPrediction, location: BoardLocation, params: ReadParams
+    prediction: BoardPrediction,
+    location: BoardLocation,
+    params: ReadParams,
+    board: np.ndarray | None = None,
+    image: np.ndarray | None = None,
 ) -> BoardPrediction:
     """Re-decode with what detection saw of each square, where it was clear.
 
     A square clearly covered by a tile (``location.tiles``) is never read as
     empty. For a square that looks like the bare table (``location.empty``),
     the odds of empty are multiplied by ``params.table_empty_odds``, unless it
-    is the castle (:func:`_castle_square`). The doubtful squares are those of
-    the new decoding and every square whose reading either rule changed.
+    is the castle (:func:`_castle_square`). Given the board and the photo, that
+    look is first checked against the table just around the kingdom, as a square
+    read as empty is (:func:`scorer.read.unreadable.squares_unlike_table`): a
+    square in a shadow that also darkens the table beyond may look like the table
+    to detection and still be a dark forest. Where the two disagree, the reading
+    stands and the square is doubtful. The doubtful squares are those of the new
+    decoding and every square whose reading either rule changed.
     """
     k = prediction.classes.index(EMPTY)
     proba = prediction.probabilities.copy()
@@ -570,7 +583,11 @@ def _with_what_detection_saw(
         proba[pos][k] = 0.0
     castle = _castle_square(proba, prediction.classes.index(CASTLE))
     exempt = location.tiles if castle is None else location.tiles | {castle}
-    for pos in location.empty - exempt:
+    table_like = location.empty - exempt
+    unlike: frozenset[Position] = frozenset()
+    if board is not None and image is not None and table_like:
+        unlike = frozenset(squares_unlike_table(board, location, sorted(table_like), image, params))
+    for pos in table_like - unlike:
         proba[pos][k] *= params.table_empty_odds
     proba /= np.maximum(proba.sum(axis=-1, keepdims=True), _EPS)
     changed = frozenset(
@@ -579,7 +596,9 @@ def _with_what_detection_saw(
         if (cell == EMPTY) != (int(proba[pos].argmax()) == k)
     )
     if not changed:
-        return prediction
+        if unlike <= prediction.doubtful:
+            return prediction
+        return replace(prediction, doubtful=prediction.doubtful | unlike)
     kingdom, confidence = decode(proba, prediction.classes, location.shape)
     return replace(
         prediction,
@@ -587,7 +606,8 @@ def _with_what_detection_saw(
         confidence=confidence,
         probabilities=proba,
         doubtful=doubtful_squares(kingdom, confidence, proba, doubt_below=params.doubt_below)
-        | changed,
+        | changed
+        | unlike,
     )
 
 

@@ -37,6 +37,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
+from scorer.quantiles import median
 from scorer.read.cells import split_cells
 from scorer.read.params import DEFAULT, ReadParams
 
@@ -160,15 +161,15 @@ def fit_colours(colours: np.ndarray) -> Light:
     """
     reference = terrain_colours()
     terrains = reference["colours"]
-    grey_world = np.median(colours, axis=0) - reference["median"]
+    grey_world = median(colours, axis=0) - reference["median"]
     best: tuple[float, np.ndarray] | None = None
     for start in (np.zeros(3), np.full(3, grey_world.mean()), grey_world):
         offset = start
         for _ in range(FIT_ROUNDS):
             distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
-            offset = np.median(colours - terrains[distance.argmin(axis=1)], axis=0)
+            offset = median(colours - terrains[distance.argmin(axis=1)], axis=0)
         distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
-        misfit = float(np.median(distance.min(axis=1)))
+        misfit = float(median(distance.min(axis=1)))
         if best is None or misfit < best[0]:
             best = (misfit, offset)
     assert best is not None

@@ -161,7 +161,35 @@ def unlike_table(
         In reading order; none where too little of the ring lies in the photo.
     """
     empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
-    if not empty:
+    return squares_unlike_table(board, location, empty, image, params)
+
+
+def squares_unlike_table(
+    board: np.ndarray,
+    location: BoardLocation,
+    squares: Sequence[Position],
+    image: np.ndarray,
+    params: ReadParams = DEFAULT,
+) -> list[Position]:
+    """Of ``squares``, those that do not look like the table around the kingdom, measured
+    as :func:`unlike_table` measures a square read as empty.
+
+    Parameters
+    ----------
+    board : numpy.ndarray
+        The rectified board (BGR uint8).
+    location : BoardLocation
+    squares : sequence of Position
+    image : numpy.ndarray
+        The photo the board was cut from.
+    params : ReadParams
+
+    Returns
+    -------
+    list of Position
+        In the order of ``squares``; none where too little of the ring lies in the photo.
+    """
+    if not squares:
         return []
     ring = _table_ring(location, image)
     if ring is None:
@@ -169,7 +197,7 @@ def unlike_table(
     grid_points, palette = ring
     crops = split_cells(board, location.shape)
     out = []
-    for r, c in empty:
+    for r, c in squares:
         far = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
         if np.count_nonzero(far) < _LEAST_RING:
             continue

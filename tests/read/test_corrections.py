@@ -87,6 +87,36 @@ def test_read_board_weighs_what_detection_saw(
     assert prediction.kingdom.castle == (2, 2)
 
 
+@pytest.mark.parametrize(
+    ("square_colour", "read_as_empty"),
+    [
+        ((92, 92, 92), True),  # it looks like the table around: empty, as detection saw
+        ((28, 52, 30), False),  # dark green, unlike the grey table: the reading stands
+    ],
+)
+def test_a_square_detection_saw_as_table_is_checked_against_the_table_around(
+    square_colour: tuple[int, int, int], read_as_empty: bool
+) -> None:
+    """Detection saw the square as bare table; in a photo, that look is checked first
+    against the table just around the kingdom. A square unlike it (a forest in a shadow
+    that also darkens the table) keeps its reading and is doubtful."""
+    photo = np.full((700, 700, 3), 92, np.uint8)  # a grey table
+    photo[100:600, 100:600] = (40, 150, 200)  # the kingdom's tiles
+    photo[100:200, 200:300] = square_colour  # square (0, 1)
+    location = BoardLocation(
+        np.array([[100, 100], [600, 100], [600, 600], [100, 600]], np.float64),
+        (5, 5),
+        empty=frozenset({(0, 1)}),
+    )
+    board = rectify(photo, location, SQUARE_PX)
+    model = FixedModel({(0, 1): 0.05})
+    prediction = read_board(board, location, model, image=photo)  # type: ignore[arg-type]
+    assert (prediction.kingdom[(0, 1)] == EMPTY) is read_as_empty
+    assert (0, 1) in prediction.doubtful  # changed by detection's look, or against it
+    blind = read_board(board, location, model)  # type: ignore[arg-type]
+    assert blind.kingdom[(0, 1)] == EMPTY  # without the photo, detection's look decides
+
+
 def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> None:
     """Two bare squares seen as table both look most like the castle: only the likelier one
     can be it, so the other is read as empty rather than as some tile."""
