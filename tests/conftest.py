@@ -79,3 +79,19 @@ def _field_docstrings(cls: type) -> dict[str, str]:
 def field_docstrings() -> Callable[[type], dict[str, str]]:
     """Reads the docstring written under each field of a parameters dataclass."""
     return _field_docstrings
+
+
+def _run_fresh(script: str) -> list[str]:
+    """The lines a script prints in a new Python process (which must succeed)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="session")
+def fresh_python() -> Callable[[str], list[str]]:
+    """Run a script in a new Python process: what a cold command imports, unshared."""
+    return _run_fresh

@@ -7,6 +7,7 @@ The expected sentences below are written by hand in each language, from the glos
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -371,17 +372,14 @@ def test_an_unknown_language_is_english() -> None:
         assert _("Ranking") == "Ranking"
 
 
-def test_babel_loads_only_when_a_number_or_list_is_worded() -> None:
+def test_babel_loads_only_when_a_number_or_list_is_worded(
+    fresh_python: Callable[[str], list[str]],
+) -> None:
     """A photo's command whose messages hold no number never waits for Babel's import."""
-    import subprocess
-    import sys
-
     script = (
         "import sys\n"
         "from scorer import i18n\n"
         "print('babel' in sys.modules, i18n._('Place'))\n"
         "print(i18n.number(1234), 'babel' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["False Place", "1,234 True"]
+    assert fresh_python(script) == ["False Place", "1,234 True"]

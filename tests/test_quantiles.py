@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -58,13 +57,11 @@ def test_a_quantile_outside_zero_to_one_or_of_nothing_is_refused() -> None:
         quantile([], 0.5)
 
 
-def test_they_do_not_load_numpys_masked_arrays() -> None:
+def test_they_do_not_load_numpys_masked_arrays(fresh_python: Callable[[str], list[str]]) -> None:
     script = (
         "import sys\n"
         "from scorer.quantiles import median, quantile\n"
         "median([1.0, 2.0, float('nan')]); quantile([3.0, 1.0], 0.9)\n"
         "print('numpy.ma' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False"]
+    assert fresh_python(script) == ["False"]

@@ -172,23 +172,8 @@ def squares_unlike_table(
     params: ReadParams = DEFAULT,
 ) -> list[Position]:
     """Of ``squares``, those that do not look like the table around the kingdom, measured
-    as :func:`unlike_table` measures a square read as empty.
-
-    Parameters
-    ----------
-    board : numpy.ndarray
-        The rectified board (BGR uint8).
-    location : BoardLocation
-    squares : sequence of Position
-    image : numpy.ndarray
-        The photo the board was cut from.
-    params : ReadParams
-
-    Returns
-    -------
-    list of Position
-        In the order of ``squares``; none where too little of the ring lies in the photo.
-    """
+    as :func:`unlike_table` measures a square read as empty (the same parameters, with the
+    squares to check in place of a reading); in the order of ``squares``."""
     if not squares:
         return []
     ring = _table_ring(location, image)
