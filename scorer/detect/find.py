@@ -17,9 +17,11 @@ Detection works on a downscaled copy of the photo:
    (:mod:`scorer.detect.extent`);
 5. every candidate passes one check: inside the photo, not a grid inside a
    larger area of tiles, not overlapping a kingdom kept before it
-   (:mod:`scorer.detect.plausible`); for a photo colourful nearly all over, the
-   whole frame is one more hypothesis, for reading to weigh
-   (:mod:`scorer.read.verify`).
+   (:mod:`scorer.detect.plausible`);
+6. more hypotheses, for reading to weigh (:mod:`scorer.read.verify`): the grids of
+   the tile mask with its holes filled, where squares that look like the table
+   broke a kingdom into pieces (:func:`scorer.detect.outlines.filled`), and for a
+   photo colourful nearly all over, the whole frame.
 
 :func:`rectify` then crops each kingdom from the full-resolution photo, so no
 detail is lost. Rows run from the side nearest the top of the photo.
@@ -43,9 +45,24 @@ from scorer.detect.geometry import (
 )
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
 from scorer.detect.light import balanced
-from scorer.detect.outlines import candidate_quads, choose, distinct, has_quad, rivals
+from scorer.detect.outlines import (
+    candidate_quads,
+    choose,
+    distinct,
+    filled,
+    has_quad,
+    rivals,
+    same_outline,
+)
 from scorer.detect.params import DEFAULT, DetectParams, PlausibleParams
-from scorer.detect.plausible import apart, inside_photo, overlap_area, plausible
+from scorer.detect.plausible import (
+    apart,
+    centre_inside,
+    inside_photo,
+    overlap_area,
+    overlap_share,
+    plausible,
+)
 from scorer.detect.seams import locate, one_axis_clear, refine_quad
 from scorer.detect.table import lab
 from scorer.detect.view import View
@@ -129,6 +146,7 @@ def find_kingdoms(
         ],
         check.max_overlap,
     )
+    locations = _with_filled_outlines(view, locations)
     locations = _with_whole_frame(view, locations)
     if not locations:
         if areas:
@@ -303,6 +321,57 @@ def _with_whole_frame(view: View, locations: list[BoardLocation]) -> list[BoardL
         replace(loc, alternatives=alternatives) if j == i else loc
         for j, loc in enumerate(locations)
     ]
+
+
+def _with_filled_outlines(view: View, locations: list[BoardLocation]) -> list[BoardLocation]:
+    """The kingdoms found, with the clear grids of the filled tile mask as more hypotheses.
+
+    Where squares look like the table, the mask breaks a kingdom into pieces and its
+    outlines fall on parts of it (:func:`scorer.detect.outlines.filled`). Each clear,
+    plausible grid of the filled mask that is not already an outline of a kingdom found
+    becomes the first alternative of the kingdom it overlaps most, for reading to weigh
+    (:mod:`scorer.read.verify`), or a kingdom of its own where it overlaps none. An area
+    whose every outline is a grid found already (:func:`_same_grid`; most photos) is not
+    measured again.
+    """
+    params = view.params
+    check, limit = params.plausible, params.outlines.max_alternatives
+    mask = view.tiles.lit_mask
+    out = list(locations)
+    for quads in candidate_quads(filled(view.tiles.mask, params.outlines), None, params.outlines):
+        known = [o for loc in out for o in (loc, *loc.alternatives)]
+        if all(any(_same_grid(q, o) for o in known) for q in quads):
+            continue  # every outline of the area is a grid found already: nothing new
+        found = _kingdom_in(view, quads)
+        if found is None or not found[1] or not plausible(found[0], mask, check):
+            continue
+        loc = replace(found[0], alternatives=())
+        near = [
+            i
+            for i, other in enumerate(out)
+            if centre_inside(loc, other) or overlap_share(loc, other) > check.max_overlap
+        ]
+        if not near:
+            out.append(loc)
+            continue
+        i = max(near, key=lambda j: overlap_area(loc, out[j]))
+        if any(same_outline(loc, o, params.outlines) for o in (out[i], *out[i].alternatives)):
+            continue
+        out[i] = replace(out[i], alternatives=(loc, *out[i].alternatives)[:limit])
+    return out
+
+
+def _same_grid(quad: np.ndarray, loc: BoardLocation) -> bool:
+    """Whether ``quad``'s corners, carried into ``loc``'s grid of squares, round to that
+    grid's four corners (in any order): an outline within half a square of every corner
+    of a kingdom found has its rows and columns, and refines onto the same seams."""
+    rows, cols = loc.shape
+    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    h = cv2.getPerspectiveTransform(loc.corners.astype(np.float32), grid)
+    carried = cv2.perspectiveTransform(quad.astype(np.float32).reshape(-1, 1, 2), h)
+    return {tuple(p) for p in np.rint(carried.reshape(-1, 2)).astype(int)} == {
+        tuple(p) for p in grid.astype(int)
+    }
 
 
 def _whole_frames(view: View) -> list[BoardLocation]:

@@ -21,6 +21,25 @@ from scorer.detect.geometry import BoardLocation, order_corners, quad_from_lines
 from scorer.detect.params import DetectParams, OutlinesParams
 
 
+def filled(mask: np.ndarray, p: OutlinesParams) -> np.ndarray:
+    """The tile mask with its small gaps closed and every hole filled: table that tile
+    encloses on all sides counts as tile.
+
+    A kingdom whose squares look partly like the table (wheat on a yellow table, mines
+    in a dark one's shadow) breaks the mask into pieces, no one of which is the kingdom;
+    the dark edges of its tiles often still enclose it. Filled, it is one area again.
+    """
+    h, w = mask.shape
+    close_k = max(p.min_gap, round(max(h, w) / p.gap_divisor) | 1)
+    closed = cv2.morphologyEx(
+        mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
+    )
+    outside = np.zeros((h + 2, w + 2), np.uint8)
+    outside[1:-1, 1:-1] = closed
+    cv2.floodFill(outside, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 255)
+    return np.asarray(closed | ~outside[1:-1, 1:-1], dtype=np.uint8)
+
+
 def candidate_quads(
     mask: np.ndarray, lit_mask: np.ndarray | None, p: OutlinesParams
 ) -> list[list[np.ndarray]]:

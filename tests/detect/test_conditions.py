@@ -95,6 +95,14 @@ def test_condition_read_exactly(name: str, boards: list[Board]) -> None:
     _assert_exact(_scene(name, boards))
 
 
+def test_a_kingdom_the_tile_mask_breaks_into_pieces(boards: list[Board]) -> None:
+    # At 50° on a grey table with a dark shadow, the mine, swamp and castle squares look
+    # like the table: no piece of the tile mask is the kingdom, but once its gaps are
+    # closed and what tile encloses is filled it is one (scorer.detect.outlines.filled).
+    # Without that outline, the kingdom is not found.
+    _assert_exact(_scene("tilt_50", boards, seed=4))
+
+
 def test_two_kingdoms_both_read(boards: list[Board]) -> None:
     scene = _scene("two_kingdoms", boards)
     assert len(scene.kingdoms) == 2

@@ -14,7 +14,7 @@ from PIL import Image
 
 import scorer.detect
 from scorer.detect import BoardLocation, find_kingdoms, rectify
-from scorer.detect.find import _to_original
+from scorer.detect.find import _same_grid, _to_original
 from scorer.detect.params import DEFAULT, with_overrides
 from scorer.lab.datasets import Board
 from scorer.lab.synth import make_scene
@@ -298,3 +298,19 @@ def test_an_outline_no_kingdom_has_offers_the_kingdoms_inside_it(
     moved = min(error(g.corners, truth) for g in grids)
     cut = min(error(g.corners, truth) for g in sub_grids(off, (5, 7)))
     assert moved < 0.01 < cut  # the cut alone was off; moved, it lies on the kingdom's edges
+
+
+@pytest.mark.parametrize(
+    ("shift", "same"),
+    [((0.0, 0.0), True), ((0.3, -0.4), True), ((0.0, 0.6), False), ((-1.0, 0.0), False)],
+)
+def test_an_outline_within_half_a_square_of_a_grid_found_is_that_grid(
+    shift: tuple[float, float], same: bool
+) -> None:
+    # A 5×4 grid of 20-pixel squares in a slight perspective; a quad whose corners lie
+    # ``shift`` squares from its corners, listed from another corner, is the same grid
+    # only while every corner is within half a square.
+    corners = np.array([[10, 10], [110, 14], [108, 94], [12, 90]], float)
+    found = BoardLocation(corners, (4, 5))
+    quad = np.roll(corners + np.array(shift) * 20, 2, axis=0)
+    assert _same_grid(quad, found) is same

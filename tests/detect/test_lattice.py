@@ -90,13 +90,15 @@ def test_seam_lattice_guesses_on_a_plain_patch_are_none() -> None:
     assert seam_lattice_guesses(View(image), [quad], lit) == []
 
 
-def test_kingdom_in_pieces_is_not_found_without_its_seam_lattice(
+def test_kingdom_in_pieces_is_not_found_without_its_seam_lattice_or_filled_mask(
     aau_boards: list[Board], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # 50217 (found on its seam lattice: tests/detect/test_scenes.py): dark squares and
     # shadow on a carpet break the tile mask into pieces, and no outline of them
-    # shows a clear grid; without grids laid on the lattice, no kingdom is found.
+    # shows a clear grid. Grids laid on the lattice find it, and so does the filled
+    # mask (scorer.detect.outlines.filled), the same 5×3 part; without both, nothing.
     scene = make_scene(50217, aau_boards)
     monkeypatch.setattr(find, "seam_lattice_guesses", lambda *args: [])
+    monkeypatch.setattr(find, "_with_filled_outlines", lambda view, locations: locations)
     with pytest.raises(BoardNotFoundError):
         find_kingdoms(scene.image)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from scorer.detect import BoardLocation, find_kingdoms
-from scorer.detect.outlines import distinct, places, rivals
+from scorer.detect.outlines import distinct, filled, places, rivals
 from scorer.detect.params import DEFAULT
 from scorer.lab.datasets import Board
 from scorer.lab.synth import make_scene
@@ -98,3 +98,21 @@ def test_kingdoms_joined_by_a_line_are_found_apart(
     assert len(found) == 2
     assert error(found[0].corners, truth.corners) < 0.03
     assert error(found[1].corners, truth.corners + shift) < 0.03
+
+
+def test_filled_closes_small_gaps_then_fills_what_tile_encloses() -> None:
+    ndimage = pytest.importorskip("scipy.ndimage")
+    rng = np.random.default_rng(3)
+    mask = np.zeros((300, 400), np.uint8)
+    cv2.rectangle(mask, (50, 40), (250, 240), 255, 3)  # a frame of tile edges
+    mask[120:126, 50:54] = 0  # a gap narrower than the closing
+    mask[rng.random(mask.shape) < 0.002] = 255  # specks on the table
+    cv2.circle(mask, (330, 150), 30, 255, 2)  # a ring: its inside is enclosed too
+    out = filled(mask, OUTLINES)
+    side = max(mask.shape)
+    close_k = max(OUTLINES.min_gap, round(side / OUTLINES.gap_divisor) | 1)
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((close_k, close_k), np.uint8))
+    expected = ndimage.binary_fill_holes(closed > 0)
+    assert np.array_equal(out > 0, expected)
+    assert out[140, 150] == 255 and out[150, 330] == 255  # inside the frame and the ring
+    assert out[280, 20] == 0  # the open table stays table
