@@ -55,14 +55,7 @@ from scorer.detect.outlines import (
     same_outline,
 )
 from scorer.detect.params import DEFAULT, DetectParams, PlausibleParams
-from scorer.detect.plausible import (
-    apart,
-    centre_inside,
-    inside_photo,
-    overlap_area,
-    overlap_share,
-    plausible,
-)
+from scorer.detect.plausible import apart, inside_photo, overlap_area, overlapping, plausible
 from scorer.detect.seams import locate, one_axis_clear, refine_quad
 from scorer.detect.table import lab
 from scorer.detect.view import View
@@ -346,11 +339,7 @@ def _with_filled_outlines(view: View, locations: list[BoardLocation]) -> list[Bo
         if found is None or not found[1] or not plausible(found[0], mask, check):
             continue
         loc = replace(found[0], alternatives=())
-        near = [
-            i
-            for i, other in enumerate(out)
-            if centre_inside(loc, other) or overlap_share(loc, other) > check.max_overlap
-        ]
+        near = [i for i, other in enumerate(out) if overlapping(loc, other, check.max_overlap)]
         if not near:
             out.append(loc)
             continue

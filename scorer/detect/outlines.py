@@ -25,15 +25,12 @@ def filled(mask: np.ndarray, p: OutlinesParams) -> np.ndarray:
     """The tile mask with its small gaps closed and every hole filled: table that tile
     encloses on all sides counts as tile.
 
-    A kingdom whose squares look partly like the table (wheat on a yellow table, mines
-    in a dark one's shadow) breaks the mask into pieces, no one of which is the kingdom;
-    the dark edges of its tiles often still enclose it. Filled, it is one area again.
+    A kingdom whose squares look partly like the table (wheat beside an orange table,
+    mines in the shadow on a grey one) breaks the mask into pieces, no one of which is the
+    kingdom; the dark edges of its tiles often still enclose it. Filled, it is one area again.
     """
     h, w = mask.shape
-    close_k = max(p.min_gap, round(max(h, w) / p.gap_divisor) | 1)
-    closed = cv2.morphologyEx(
-        mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
-    )
+    closed = _closed(mask, p)
     outside = np.zeros((h + 2, w + 2), np.uint8)
     outside[1:-1, 1:-1] = closed
     cv2.floodFill(outside, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 255)
@@ -240,10 +237,16 @@ def _clean_mask(mask: np.ndarray, p: OutlinesParams) -> np.ndarray:
     clean = cv2.morphologyEx(
         mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (open_k, open_k))
     )
-    close_k = max(p.min_gap, round(side / p.gap_divisor) | 1)
+    return _closed(clean, p)
+
+
+def _closed(mask: np.ndarray, p: OutlinesParams) -> np.ndarray:
+    """The mask with its gaps closed: those narrower than ``1 / gap_divisor`` of the image's
+    longer side, and at least ``min_gap`` pixels."""
+    close_k = max(p.min_gap, round(max(mask.shape) / p.gap_divisor) | 1)
     return np.asarray(
         cv2.morphologyEx(
-            clean, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
+            mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (close_k, close_k))
         ),
         dtype=np.uint8,
     )

@@ -176,11 +176,15 @@ def apart(locations: Sequence[BoardLocation], max_overlap: float) -> list[BoardL
     """
     kept: list[BoardLocation] = []
     for loc in locations:
-        if not any(
-            centre_inside(loc, other) or overlap_share(loc, other) > max_overlap for other in kept
-        ):
+        if not any(overlapping(loc, other, max_overlap) for other in kept):
             kept.append(loc)
     return kept
+
+
+def overlapping(a: BoardLocation, b: BoardLocation, max_overlap: float) -> bool:
+    """Whether either kingdom's centre lies inside the other, or they share more than
+    ``max_overlap`` of the smaller one's area (:func:`apart`)."""
+    return centre_inside(a, b) or overlap_share(a, b) > max_overlap
 
 
 def centre_inside(a: BoardLocation, b: BoardLocation) -> bool:
