@@ -6,9 +6,10 @@
 as one after another, because each input is scored on its own. The workers are
 new interpreters (``spawn``), not forks: OpenCV keeps a pool of threads that a
 forked child inherits half-made (a forked worker hung in ``cv2.setNumThreads``).
-Each worker turns OpenCV's own threads off, as every core has a worker, and
-imports what a photo needs and loads the model before its first photo. A progress
-bar goes to stderr when it is a terminal and there are several photos.
+Each worker turns OpenCV's own threads and the square features' threads off, as
+every core has a worker, and imports what a photo needs and loads the model before
+its first photo. A progress bar goes to stderr when it is a terminal and there are
+several photos.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def cores() -> int:
 
 
 def _start_worker() -> None:
-    """In a new worker: OpenCV's threads off, then what a photo needs and the model loaded.
+    """In a new worker: OpenCV's and the features' threads off, what a photo needs, the model.
 
     A model that does not load is left for each photo to report, as one after another.
     """
@@ -103,6 +104,8 @@ def _start_worker() -> None:
     cv2.setNumThreads(1)
     importlib.import_module("scorer.photo.imageio")
     importlib.import_module("scorer.pipeline")
+    cells: Any = importlib.import_module("scorer.read.cells")
+    cells.limit_threads(1)
     classify: Any = importlib.import_module("scorer.read.classify")
     with suppress(ScorerError):
         classify.default_model()

@@ -323,13 +323,26 @@ MIN_CROPS_THREADED: Final = 8
 """Fewest crops worth sharing between threads."""
 
 
+_thread_cap: int = MAX_WORKERS
+
+
+def limit_threads(threads: int) -> None:
+    """Use at most ``threads`` threads in :func:`cells_features` by default, from now on.
+
+    A batch worker calls it with 1: every core already has a worker of its own,
+    and threads within each worker would only take turns on the same cores.
+    """
+    global _thread_cap
+    _thread_cap = max(1, min(MAX_WORKERS, threads))
+
+
 def _default_workers() -> int:
-    """Cores this process may run on, at most :data:`MAX_WORKERS`."""
+    """Cores this process may run on, at most :data:`MAX_WORKERS` (or the cap set)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
         cores = os.cpu_count() or 1
-    return max(1, min(MAX_WORKERS, cores))
+    return max(1, min(_thread_cap, cores))
 
 
 @cache

@@ -24,6 +24,9 @@ import numpy as np
 MAX_DEPTH: Final = 256
 """The deepest tree a saved model may hold."""
 
+MAX_NODES: Final = 2**30
+"""The most nodes a saved model's trees may hold: twice a node's index fits 32 bits."""
+
 MAX_LAYERS: Final = 8
 """The most layers a saved :class:`Dense` may hold."""
 
@@ -133,6 +136,8 @@ class FlatTrees:
         if not (isinstance(prune_after, list) and all(_is_int(k) for k in prune_after)):
             raise ValueError("the pruning depths are not whole numbers")
         nodes = len(arrays["feature"])
+        if nodes > MAX_NODES:
+            raise ValueError(f"trees: {nodes} nodes, more than {MAX_NODES}")
         for name in ("feature", "threshold", "missing_right", "value", "is_leaf"):
             if arrays[name].shape != (nodes,):
                 raise ValueError(f"trees: {name} does not have one entry per node")
@@ -160,25 +165,34 @@ class FlatTrees:
         """Probabilities, one column per class, as scikit-learn's ``predict_proba``."""
         x = np.asarray(X, dtype=np.float64)
         n, width = x.shape
+        if n * width >= np.iinfo(np.int32).max:
+            raise ValueError(f"{n} rows of {width} features are too many to walk at once")
         flat = x.ravel()
-        index = np.tile(self.roots, n)  # (row, tree) pairs, row-major
-        start = np.repeat(np.arange(n, dtype=np.int64) * width, len(self.roots))
+        # (row, tree) pairs, row-major. 32-bit indices and ``take`` (one-dimensional,
+        # no bounds broadcasting) make each step about a third faster than fancy indexing.
+        index = np.tile(self.roots, n)
+        start = np.repeat(np.arange(n, dtype=np.int32) * np.int32(width), len(self.roots))
         missing = bool(np.isnan(flat).any())
         reached = index.copy()
-        pending = np.arange(index.size)
+        pending = np.arange(index.size, dtype=np.int32)
+        feature, threshold, child = self.feature, self.threshold, self.child
         for step in range(self.depth):
-            values = flat[start + self.feature[index]]
-            right = values > self.threshold[index]  # NaN compares False: handled below
+            where = feature.take(index)
+            where += start
+            values = flat.take(where)
+            right = values > threshold.take(index)  # NaN compares False: handled below
             if missing:
-                right = np.where(np.isnan(values), self.missing_right[index], right)
-            index = self.child[2 * index + right]
+                right = np.where(np.isnan(values), self.missing_right.take(index), right)
+            index <<= 1  # the two children of node i are child[2i] and child[2i + 1]
+            index += right
+            index = child.take(index)
             if step in self.prune_after:  # most trees are shallow: walk on only the rest
-                done = self.is_leaf[index]
+                done = self.is_leaf.take(index)
                 reached[pending[done]] = index[done]
                 keep = ~done
                 pending, index, start = pending[keep], index[keep], start[keep]
         reached[pending] = index
-        leaves = self.value[reached].reshape(len(x), -1, self.per_iteration)
+        leaves = self.value.take(reached).reshape(len(x), -1, self.per_iteration)
         raw = leaves.sum(axis=1) + self.baseline
         if self.per_iteration == 1:  # two classes: a logistic link on one score
             positive = 1.0 / (1.0 + np.exp(-raw[:, 0]))

@@ -108,6 +108,22 @@ def test_features_are_the_same_for_any_number_of_threads(fixtures: Path) -> None
         assert np.array_equal(cells_features(crops, workers=workers), one)
 
 
+def test_features_limited_to_one_thread_hand_nothing_to_the_pool(
+    fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = sorted((fixtures / "cells").glob("*.jpg"))[:12]
+    crops = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in paths]
+    expected = cells_features(crops, workers=2)
+
+    def no_pool() -> None:
+        raise AssertionError("a batch worker's features must not use other threads")
+
+    monkeypatch.setattr(cells, "_pool", no_pool)
+    monkeypatch.setattr(cells, "_thread_cap", cells._thread_cap)  # restored afterwards
+    cells.limit_threads(1)
+    assert np.array_equal(cells_features(crops), expected)
+
+
 @pytest.mark.parametrize(("count", "threads"), [(25, 2), (49, 2), (8, 2), (25, 3), (25, 4)])
 def test_matching_shares_cover_every_crop_once_the_caller_taking_least(
     count: int, threads: int
