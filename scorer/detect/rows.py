@@ -9,6 +9,7 @@ holds (:func:`row_not_kingdom`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -67,6 +68,28 @@ class Row:
         return np.asarray(tile & (np.nan_to_num(self.lit) > p.strong_lit))
 
 
+def _known_max(values: np.ndarray) -> float:
+    """The largest value that is not NaN; NaN when there is none (a row wholly off the
+    photo), which every comparison takes as false. ``numpy.nanmax`` without its warning.
+
+    >>> _known_max(np.array([0.2, np.nan, 0.7])), _known_max(np.array([np.nan]))
+    (0.7, nan)
+    """
+    known = values[~np.isnan(values)]
+    return float(known.max()) if known.size else math.nan
+
+
+def _known_mean(values: np.ndarray) -> float:
+    """The mean of the values that are not NaN; NaN when there is none, as
+    :func:`_known_max`.
+
+    >>> _known_mean(np.array([0.2, np.nan, 0.6])), _known_mean(np.array([], bool))
+    (0.4, nan)
+    """
+    known = values[~np.isnan(values)] if values.dtype.kind == "f" else values
+    return float(known.mean()) if known.size else math.nan
+
+
 Rule = Callable[[Row], bool]
 """A test of a row of squares: whether it shows the row is the kingdom's."""
 
@@ -82,7 +105,7 @@ def row_not_kingdom(row: Row) -> bool:
 
     It is when no square of it is a tile, or when none of :data:`KEEP_RULES` holds.
     """
-    if np.nanmax(row.tiles) < row.p.no_tile:
+    if _known_max(row.tiles) < row.p.no_tile:
         return True
     return not any(rule(row) for _, rule in KEEP_RULES)
 
@@ -91,8 +114,8 @@ def _tile_in_any_light(row: Row) -> bool:
     """Most squares are tile apart from the table in any light."""
     p, known = row.p, ~np.isnan(row.tiles)
     return bool(
-        row.strong[known].mean() >= p.strong_share
-        and (row.lit[known] > p.strong_lit).mean() >= p.lit_share
+        _known_mean(row.strong[known]) >= p.strong_share
+        and _known_mean(row.lit[known] > p.strong_lit) >= p.lit_share
     )
 
 
@@ -101,7 +124,7 @@ def _dark_tiles_sharp_edge(row: Row) -> bool:
     a sharp straight edge, not the table's texture (:func:`_table_texture`)."""
     p = row.p
     return bool(
-        np.nanmean(row.tiles) >= p.dark_mean
+        _known_mean(row.tiles) >= p.dark_mean
         and row.ratio >= p.dark_edge
         and not _table_texture(row)
     )
@@ -125,7 +148,7 @@ def _clear_tile(row: Row) -> bool:
     """A square is a tile once shadow and glare count as table, and one is clearly tile or
     the row ends in a sharp outer edge."""
     p = row.p
-    if not np.nanmax(row.lit) >= p.edge_lit:  # also when no square is in the photo
+    if not _known_max(row.lit) >= p.edge_lit:  # also when no square is in the photo
         return False
     clear = ((row.tiles > p.edge_tile) & (row.lit > p.edge_tile_lit)).any()
     return bool(clear or row.ratio >= p.edge_sharp)
@@ -143,7 +166,7 @@ def _dark_row(row: Row) -> bool:
     no such line (a cutting mat's printed lines, see :func:`_table_texture`).
     """
     p, known = row.p, ~np.isnan(row.tiles)
-    if (np.nan_to_num(row.tiles) > p.dark_row_tile)[known].mean() < p.dark_row_share:
+    if _known_mean((np.nan_to_num(row.tiles) > p.dark_row_tile)[known]) < p.dark_row_share:
         return False
     if row.ratio < p.dark_row_ratio:
         return False
@@ -204,7 +227,7 @@ def _table_texture(row: Row) -> bool:
     sharp, where a real row's edge stands out above the table beyond it.
     """
     p = row.p
-    if np.nanmax(row.lit) >= p.texture_lit:
+    if _known_max(row.lit) >= p.texture_lit:
         return False
     further = edge_ratio(row.edges, move(*row.extent, row.side, +1), row.side)
     return further >= p.texture_ratio

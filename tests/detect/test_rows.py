@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from scorer.detect import Side
@@ -34,3 +36,13 @@ def test_a_row_of_tiles_in_any_light_grows_and_stays() -> None:
     tiles = _row([1.0] * 5, [1.0] * 5)
     assert row_beyond(tiles)
     assert not row_not_kingdom(tiles)
+
+
+def test_a_row_wholly_off_the_photo_is_judged_without_numpy_warnings() -> None:
+    # No square of the row lies in the photo (every measure NaN): nothing says it is tile,
+    # so no rule keeps or grows it, and NaN must not reach numpy's nan-functions' warnings.
+    off = _row([np.nan] * 5, [np.nan] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not row_beyond(off)
+        assert row_not_kingdom(off)
