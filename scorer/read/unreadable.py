@@ -43,6 +43,10 @@ from scorer.read.hidden import Cause, Unreadable
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.rules.kingdom import EMPTY, Position
 
+Ring = tuple[np.ndarray, np.ndarray]
+"""The ring's points around a kingdom that lie in the photo, in grid units, and their Lab
+colours (:func:`_table_ring`)."""
+
 
 def unreadable_squares(
     board: np.ndarray,
@@ -87,9 +91,12 @@ def unreadable_squares(
         found.setdefault(pos, Cause.GLARE)
     for square in hidden:
         found.setdefault(square.position, square.cause)
-    for pos in unlike_table(board, location, prediction, image, params):
+    ring = _table_ring(location, image)  # the table around the kingdom, for both checks
+    crops = split_cells(board, location.shape)
+    empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
+    for pos in _unlike_ring(crops, location.shape, empty, ring, params):
         found.setdefault(pos, Cause.COVERED)
-    for pos in over_the_edge(board, location, image, params):
+    for pos in _over_the_ring(crops, location.shape, ring, params):
         found.setdefault(pos, Cause.OVER_EDGE)
     return tuple(Unreadable(pos, found[pos]) for pos in sorted(found))
 
@@ -177,16 +184,26 @@ def squares_unlike_table(
     if not squares:
         return []
     ring = _table_ring(location, image)
-    if ring is None:
+    return _unlike_ring(split_cells(board, location.shape), location.shape, squares, ring, params)
+
+
+def _unlike_ring(
+    crops: Sequence[np.ndarray],
+    shape: tuple[int, int],
+    squares: Sequence[Position],
+    ring: Ring | None,
+    params: ReadParams,
+) -> list[Position]:
+    """:func:`squares_unlike_table` on the board's crops and the table's ring."""
+    if ring is None or not squares:
         return []
     grid_points, palette = ring
-    crops = split_cells(board, location.shape)
     out = []
     for r, c in squares:
         far = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
         if np.count_nonzero(far) < _LEAST_RING:
             continue
-        crop = crops[r * location.shape[1] + c]
+        crop = crops[r * shape[1] + c]
         gap = _nearest(_square_lab(crop), palette[far])
         if float(np.mean(gap > params.table_distance)) > params.covered_share:
             out.append((r, c))
@@ -222,12 +239,18 @@ def over_the_edge(
     list of Position
         In reading order; none where too little of the ring lies in the photo.
     """
-    ring = _table_ring(location, image)
+    crops = split_cells(board, location.shape)
+    return _over_the_ring(crops, location.shape, _table_ring(location, image), params)
+
+
+def _over_the_ring(
+    crops: Sequence[np.ndarray], shape: tuple[int, int], ring: Ring | None, params: ReadParams
+) -> list[Position]:
+    """:func:`over_the_edge` on the board's crops and the table's ring."""
     if ring is None:
         return []
     grid_points, colours = ring
-    rows, cols = location.shape
-    crops = split_cells(board, location.shape)
+    rows, cols = shape
     out = []
     for r in range(rows):
         for c in range(cols):
@@ -246,7 +269,7 @@ def over_the_edge(
     return out
 
 
-def _table_ring(location: BoardLocation, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _table_ring(location: BoardLocation, image: np.ndarray) -> Ring | None:
     """The ring's points that lie in the photo (:func:`_ring`), in grid units, and their Lab
     colours; None when fewer than :data:`_LEAST_RING` do."""
     grid_points, points = _ring(location)
