@@ -581,18 +581,6 @@ class ExtentParams:
     """Edge strength one square further out, against a dark row's outer line, under which
     that line is the kingdom's edge and not one of the table's own lines."""
 
-    lone_tile: float = 0.5
-    """Cell tileness above which a square of an edge row counts towards its tiles."""
-
-    lone_most: int = 2
-    """Most tile squares of an edge row that holds a lone square."""
-
-    lone_whole: float = 0.97
-    """Cell tileness above which a lone square is whole tile."""
-
-    lone_sharp: float = 0.5
-    """Share of the inner line's median strength a lone square's outer edge needs."""
-
     in_line_tile: float = 0.7
     """Tile share above which a square of a sparse edge row is taken as tile."""
 

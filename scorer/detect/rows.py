@@ -174,21 +174,6 @@ def _dark_row(row: Row) -> bool:
     return beyond < p.dark_row_beyond
 
 
-def _lone_square(row: Row) -> bool:
-    """An edge row of one or two squares holds a whole tile with a sharp outer edge.
-
-    Such a square may be as dark as the table in shadow; a strip of shadow along
-    the side would cover the whole row, and its edge is soft.
-    """
-    p, edge = row.p, np.nan_to_num(row.tiles)
-    whole = edge > p.lone_whole
-    if (edge > p.lone_tile).sum() > p.lone_most or not whole.any():
-        return False
-    outer = outer_segments(row.edges, row.extent, row.side)
-    inner = outer_segments(row.edges, row.inside, row.side)
-    return bool((whole & (outer >= p.lone_sharp * float(median(inner)))).any())
-
-
 def _row_in_line(row: Row) -> bool:
     """The row holds tiles lying square on the grid, and bare table.
 
@@ -244,7 +229,6 @@ GROW_RULES: tuple[tuple[str, Rule], ...] = (
 KEEP_RULES: tuple[tuple[str, Rule], ...] = (
     ("a clear tile", _clear_tile),
     ("dark tiles ending in a sharp edge", _dark_row),
-    ("a lone whole square", _lone_square),
     ("tiles in line with the grid", _row_in_line),
 )
 """The rules, tried in order, by which an edge row with some tile is kept in the kingdom."""
