@@ -168,8 +168,8 @@ class FlatTrees:
         if n * width >= np.iinfo(np.int32).max:
             raise ValueError(f"{n} rows of {width} features are too many to walk at once")
         flat = x.ravel()
-        # (row, tree) pairs, row-major. 32-bit indices and ``take`` (one-dimensional,
-        # no bounds broadcasting) make each step about a third faster than fancy indexing.
+        # (row, tree) pairs, row-major. ``take`` on 32-bit indices gathers faster than
+        # fancy indexing: the walk is a tenth of a warm photo's time.
         index = np.tile(self.roots, n)
         start = np.repeat(np.arange(n, dtype=np.int32) * np.int32(width), len(self.roots))
         missing = bool(np.isnan(flat).any())
