@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
-from scorer.lab.matrix import Outcome, Read, Row, aligned, format_table, judge
+from scorer.lab.matrix import Outcome, Read, Row, aligned, fold_cache_key, format_table, judge
 from scorer.rules.kingdom import Kingdom
 
 # A 3×3 kingdom worth 2 crowns × 3 forests + 1 crown × 2 lakes = 8 (checked by hand).
@@ -142,3 +145,15 @@ def test_table_has_a_row_per_condition_and_a_total(conditions: list[str]) -> Non
     assert len(lines) == 2 + len(conditions) + 1
     n = len(conditions)
     assert lines[-1].startswith(f"| all conditions | {n}/{n} |")
+
+
+def test_the_fold_cache_key_follows_the_data_content_not_its_copy_time(tmp_path: Path) -> None:
+    for folder, name in (("aau-boards", "board.jpg"), ("phone-tiles", "tile.jpg")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_bytes(b"pixels")
+    key = fold_cache_key(tmp_path)
+    board = tmp_path / "aau-boards" / "board.jpg"
+    os.utime(board, (0, 0))  # copied again: a new modification time, the same bytes
+    assert fold_cache_key(tmp_path) == key
+    board.write_bytes(b"pixelz")  # relabelled or re-encoded: the same size, other bytes
+    assert fold_cache_key(tmp_path) != key
