@@ -93,8 +93,7 @@ def unreadable_squares(
         found.setdefault(square.position, square.cause)
     ring = _table_ring(location, image)  # the table around the kingdom, for both checks
     crops = split_cells(board, location.shape)
-    empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
-    for pos in _unlike_ring(crops, location.shape, empty, ring, params):
+    for pos in _unlike_ring(crops, location.shape, _read_empty(prediction), ring, params):
         found.setdefault(pos, Cause.COVERED)
     for pos in _over_the_ring(crops, location.shape, ring, params):
         found.setdefault(pos, Cause.OVER_EDGE)
@@ -167,8 +166,12 @@ def unlike_table(
     list of Position
         In reading order; none where too little of the ring lies in the photo.
     """
-    empty = [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
-    return squares_unlike_table(board, location, empty, image, params)
+    return squares_unlike_table(board, location, _read_empty(prediction), image, params)
+
+
+def _read_empty(prediction: BoardPrediction) -> list[Position]:
+    """The squares read as empty, in reading order."""
+    return [pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY]
 
 
 def squares_unlike_table(
