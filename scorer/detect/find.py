@@ -39,6 +39,7 @@ from scorer.detect.extent import settle
 from scorer.detect.geometry import (
     BoardLocation,
     check_corners,
+    grid_corners,
     marked_quad,
     same_squares,
     sub_grids,
@@ -354,8 +355,7 @@ def _same_grid(quad: np.ndarray, loc: BoardLocation) -> bool:
     """Whether ``quad``'s corners, carried into ``loc``'s grid of squares, round to that
     grid's four corners (in any order): an outline within half a square of every corner
     of a kingdom found has its rows and columns, and refines onto the same seams."""
-    rows, cols = loc.shape
-    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    grid = grid_corners(loc.shape)
     h = cv2.getPerspectiveTransform(loc.corners.astype(np.float32), grid)
     carried = cv2.perspectiveTransform(quad.astype(np.float32).reshape(-1, 1, 2), h)
     return {tuple(p) for p in np.rint(carried.reshape(-1, 2)).astype(int)} == {

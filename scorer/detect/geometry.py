@@ -232,6 +232,17 @@ def same_squares(a: BoardLocation, b: BoardLocation) -> bool:
     return bool(shift < square / 2)
 
 
+def grid_corners(shape: tuple[int, int]) -> np.ndarray:
+    """A grid's four corners in grid units (x along the columns, y along the rows),
+    clockwise from the corner of row 0, column 0, as ``float32`` for OpenCV.
+
+    >>> grid_corners((4, 2)).tolist()
+    [[0.0, 0.0], [2.0, 0.0], [2.0, 4.0], [0.0, 4.0]]
+    """
+    rows, cols = shape
+    return np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+
+
 def grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The homography from grid units (x along the columns, y along the rows) to the photo.
 
@@ -253,8 +264,7 @@ def grid_homography(corners: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     >>> cv2.perspectiveTransform(np.array([[[1.0, 2.0]]]), h).round(6).tolist()
     [[[35.0, 70.0]]]
     """
-    rows, cols = shape
-    grid = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32)
+    grid = grid_corners(shape)
     to_photo = cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32).reshape(4, 2))
     return np.asarray(to_photo, np.float64)
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from scorer.detect.geometry import BoardLocation, order_corners
+from scorer.detect.geometry import BoardLocation, grid_corners, order_corners
 from scorer.detect.params import LatticeParams
 from scorer.detect.seams import (
     locate,
@@ -103,7 +103,7 @@ def lattice_quad(view: View, quad: np.ndarray, shape: tuple[int, int]) -> np.nda
     h, inliers = cv2.findHomography(grid_points, seen, cv2.RANSAC, p.tolerance)
     if h is None or inliers is None or int(inliers.sum()) < p.min_seams:
         return None
-    corners = np.array([[0, 0], [cols, 0], [cols, rows], [0, rows]], np.float32).reshape(-1, 1, 2)
+    corners = grid_corners(shape).reshape(-1, 1, 2)
     to_work = np.linalg.inv(to_grid_canvas(quad, canvas))
     back = cv2.perspectiveTransform(cv2.perspectiveTransform(corners, h), to_work)
     if not cv2.isContourConvex(back):
