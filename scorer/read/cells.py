@@ -25,12 +25,14 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Final, Literal
 
 import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+from scorer import DATA_DIR
 
 FEATURE_VERSION: Final = 5
 """Bumped whenever :func:`cell_features` changes; a model records the version it saw."""
@@ -578,13 +580,12 @@ def visual_words() -> np.ndarray:
     It was learned without labels, by k-means over the SIFT descriptors of the
     training crops (``python -m scorer.train --learn-words``).
     """
-    with resources.as_file(words_resource()) as path:
-        return load_words(path)
+    return load_words(words_resource())
 
 
-def words_resource() -> resources.abc.Traversable:
+def words_resource() -> Path:
     """Where the committed visual vocabulary lies in the package (``scorer/data``)."""
-    return resources.files("scorer") / "data" / WORDS_FILE
+    return DATA_DIR / WORDS_FILE
 
 
 def load_words(path: str | os.PathLike[str]) -> np.ndarray:

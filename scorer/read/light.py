@@ -31,12 +31,12 @@ import csv
 import io
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, Final
 
 import cv2
 import numpy as np
 
+from scorer import DATA_DIR
 from scorer.quantiles import median
 from scorer.read.cells import split_cells
 from scorer.read.params import DEFAULT, ReadParams
@@ -285,7 +285,7 @@ def terrain_colours() -> dict[str, Any]:
         colours (blue, green, red); ``"median"``: the log colour of a median square of the
         training kingdoms, the grey-world start of the fit.
     """
-    text = (resources.files("scorer") / "data" / COLOURS_FILE).read_text(encoding="utf-8")
+    text = (DATA_DIR / COLOURS_FILE).read_text(encoding="utf-8")
     return parse_colours(colours_table(text))
 
 

@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Final
 
+from scorer import DATA_DIR
 from scorer.rules.phrase import Phrase, WordedError, phrase, plural_phrase
 
 STANDARD_SIZE: Final = 5
@@ -350,7 +350,7 @@ class Domino:
 @cache
 def tileset() -> tuple[Domino, ...]:
     """The 48 dominoes of the game, read from the tile set shipped in the package."""
-    text = resources.files("scorer").joinpath("data/tileset.csv").read_text(encoding="utf-8")
+    text = (DATA_DIR / "tileset.csv").read_text(encoding="utf-8")
     rows = csv.DictReader(text.splitlines())
     return tuple(
         Domino(
