@@ -479,7 +479,9 @@ def with_unreadable(
     """
     if not unreadable:
         return prediction
-    positions = frozenset(s.position for s in unreadable)
+    positions = frozenset(s.position for s in unreadable) | _empties_in_doubt(
+        prediction, unreadable
+    )
     # A covered square keeps its empty reading: the table around may just look unlike
     # the bare table between the tiles (a shadow, a pattern).
     guessed = {s.position for s in unreadable if s.cause is not Cause.COVERED}
@@ -500,6 +502,37 @@ def with_unreadable(
         doubtful=doubtful,
         unreadable=tuple(unreadable),
     )
+
+
+_WRONG_EMPTY: Final = (Cause.HIDDEN, Cause.COVERED)
+"""The causes that show an empty reading wrong: walled in by tiles, or unlike the table."""
+
+
+def _empties_in_doubt(
+    prediction: BoardPrediction, unreadable: Sequence[Unreadable]
+) -> frozenset[Position]:
+    r"""Every square read as empty, once one empty reading is shown wrong.
+
+    A square read as empty that is walled in by tiles, or that does not look like the
+    table, shows that in this photo's light the classifier takes some tiles for bare
+    table; its other empty readings, even at the kingdom's rim where an empty square is
+    possible, are then no surer, and the player checks them too.
+
+    >>> from scorer.read.classify import predict_from_probabilities
+    >>> from scorer.rules.kingdom import ALL_CELLS, Kingdom
+    >>> read = Kingdom.parse("W0 W0 F0\nL0 . F0\nL0 C .")
+    >>> proba = np.full((3, 3, len(ALL_CELLS)), 1e-6)
+    >>> for (r, c), cell in read.cells():
+    ...     proba[r, c, ALL_CELLS.index(cell)] = 1.0
+    >>> prediction = predict_from_probabilities(proba)
+    >>> sorted(_empties_in_doubt(prediction, walled_in_empty(prediction)))
+    [(1, 1), (2, 2)]
+    >>> sorted(_empties_in_doubt(prediction, [Unreadable((0, 0), Cause.GLARE)]))
+    []
+    """
+    if not any(s.cause in _WRONG_EMPTY for s in unreadable):
+        return frozenset()
+    return frozenset(pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY)
 
 
 def _without_empty(

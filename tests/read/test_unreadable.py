@@ -125,6 +125,22 @@ def test_a_hidden_square_gets_its_best_tile_guess() -> None:
     assert with_unreadable(prediction, ()) is prediction  # type: ignore[arg-type]
 
 
+def test_once_an_empty_read_is_walled_in_every_empty_read_is_doubtful() -> None:
+    # The reader took tiles for table in the middle (1, 1): its empty reads at the rim,
+    # (2, 2) and (2, 3), possible in a kingdom's shape, are no surer and go to the player.
+    prediction = _reading("W0 W0 F0 F0\nL0 . F0 F0\nL0 C . .")
+    checked = with_unreadable(prediction, walled_in_empty(prediction))  # type: ignore[arg-type]
+    assert {(1, 1), (2, 2), (2, 3)} <= checked.doubtful
+    assert checked.kingdom[(2, 2)] == EMPTY and checked.kingdom[(2, 3)] == EMPTY
+
+
+def test_an_empty_read_at_the_rim_stays_sure_when_no_empty_read_is_shown_wrong() -> None:
+    prediction = _reading("W0 W0 F0\nL0 C F0\nL0 F0 .")
+    glare = [Unreadable((0, 0), Cause.GLARE)]
+    checked = with_unreadable(prediction, glare)  # type: ignore[arg-type]
+    assert checked.doubtful == frozenset({(0, 0)})
+
+
 @pytest.mark.parametrize(
     ("corners", "cut"),
     [
