@@ -21,6 +21,7 @@ class Cause(enum.Enum):
     HIDDEN = "hidden"
     COVERED = "covered"
     OVER_EDGE = "over the edge"
+    NO_TABLE = "no table in view"
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,13 @@ class Unreadable:
         if self.cause is Cause.OVER_EDGE:
             return _(
                 "something lies over row {row} column {column} from beyond the kingdom's edge",
+                row=row,
+                column=column,
+            )
+        if self.cause is Cause.NO_TABLE:
+            return _(
+                "row {row} column {column} reads as empty, but no table shows beside the "
+                "kingdom to compare it with",
                 row=row,
                 column=column,
             )

@@ -11,6 +11,9 @@ kingdom's rectified board and in its place in the photo:
   grows domino by domino from its castle, so its empty squares reach its rim; an empty
   read in a hole walled in by tiles is something on the square (a hand, an object, a
   reflection), not bare table.
+- **covered**, **no table in view**: read as empty, but unlike the table around the
+  kingdom, or with no table in view to compare it with (a photo cropped to the kingdom):
+  an empty square is bare table, and only the table confirms it.
 
 :func:`with_unreadable` then adds them to the squares the player is asked to check, and
 re-decodes those read as empty without the empty reading: the domino pairing and the
@@ -93,8 +96,11 @@ def unreadable_squares(
         found.setdefault(square.position, square.cause)
     ring = _table_ring(location, image)  # the table around the kingdom, for both checks
     crops = split_cells(board, location.shape)
-    for pos in _unlike_ring(crops, location.shape, _read_empty(prediction), ring, params):
+    empty = _read_empty(prediction)
+    for pos in _unlike_ring(crops, location.shape, empty, ring, params):
         found.setdefault(pos, Cause.COVERED)
+    for pos in _beyond_comparison(empty, ring, params):
+        found.setdefault(pos, Cause.NO_TABLE)
     for pos in _over_the_ring(crops, location.shape, ring, params):
         found.setdefault(pos, Cause.OVER_EDGE)
     return tuple(Unreadable(pos, found[pos]) for pos in sorted(found))
@@ -203,7 +209,7 @@ def _unlike_ring(
     grid_points, palette = ring
     out = []
     for r, c in squares:
-        far = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
+        far = _far_ring(grid_points, (r, c), params)
         if np.count_nonzero(far) < _LEAST_RING:
             continue
         crop = crops[r * shape[1] + c]
@@ -211,6 +217,32 @@ def _unlike_ring(
         if float(np.mean(gap > params.table_distance)) > params.covered_share:
             out.append((r, c))
     return out
+
+
+def _beyond_comparison(
+    squares: Sequence[Position], ring: Ring | None, params: ReadParams
+) -> list[Position]:
+    """Of the squares read as empty, those with too little table in view to compare them
+    with (:func:`_unlike_ring` cannot check them): an empty square is bare table, and only
+    the table beside the kingdom confirms it. In a photo cropped to the kingdom a tile
+    read as empty would otherwise stand unchecked."""
+    if ring is None:
+        return list(squares)
+    grid_points = ring[0]
+    return [
+        pos
+        for pos in squares
+        if np.count_nonzero(_far_ring(grid_points, pos, params)) < _LEAST_RING
+    ]
+
+
+def _far_ring(grid_points: np.ndarray, square: Position, params: ReadParams) -> np.ndarray:
+    """Which ring points lie more than ``params.table_far`` squares from the square's centre
+    (a hand over the square reaches out over the table beside it)."""
+    r, c = square
+    return np.asarray(
+        np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
+    )
 
 
 def over_the_edge(
@@ -460,10 +492,10 @@ def with_unreadable(
     empty given their best other reading.
 
     An unreadable square read as empty (but one only unlike the table,
-    :attr:`Cause.COVERED`) is re-decoded without the empty reading: the classifier's other
-    readings, weighed by the domino pairing and the tile set
-    (:func:`scorer.read.decoding.decode`), give the best guess. Nothing changes when no
-    square is unreadable.
+    :attr:`Cause.COVERED`, or with no table in view, :attr:`Cause.NO_TABLE`) is
+    re-decoded without the empty reading: the classifier's other readings, weighed by the
+    domino pairing and the tile set (:func:`scorer.read.decoding.decode`), give the best
+    guess. Nothing changes when no square is unreadable.
 
     Parameters
     ----------
@@ -483,8 +515,9 @@ def with_unreadable(
         prediction, unreadable
     )
     # A covered square keeps its empty reading: the table around may just look unlike
-    # the bare table between the tiles (a shadow, a pattern).
-    guessed = {s.position for s in unreadable if s.cause is not Cause.COVERED}
+    # the bare table between the tiles (a shadow, a pattern); so does one with no table
+    # in view to compare: nothing shows it wrong.
+    guessed = {s.position for s in unreadable if s.cause not in _KEEPS_EMPTY}
     read_empty = [pos for pos in sorted(guessed) if prediction.kingdom[pos] == EMPTY]
     if not read_empty:
         return replace(
@@ -503,6 +536,9 @@ def with_unreadable(
         unreadable=tuple(unreadable),
     )
 
+
+_KEEPS_EMPTY: Final = (Cause.COVERED, Cause.NO_TABLE)
+"""The causes after which a square keeps its empty reading: nothing shows it wrong."""
 
 _WRONG_EMPTY: Final = (Cause.HIDDEN, Cause.COVERED)
 """The causes that show an empty reading wrong: walled in by tiles, or unlike the table."""

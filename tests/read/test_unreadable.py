@@ -211,6 +211,30 @@ def test_an_empty_read_at_the_rim_unlike_the_table_is_covered(
     assert unlike_table(inner, location, prediction, photo) == ([(0, 4)] if covered else [])  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("margin", "unchecked"), [(SIDE, False), (0, True)])
+def test_an_empty_read_with_no_table_in_view_is_left_to_the_player(
+    crop_board: Board, margin: int, unchecked: bool
+) -> None:
+    # The top right corner square shows the table's grey and is read as empty. With the
+    # table in view around the kingdom that is confirmed; in a photo cropped to the
+    # kingdom's edge nothing confirms it, and it keeps its reading but is flagged.
+    board, _ = crop_board
+    side = 5 * SIDE + 2 * margin
+    photo = np.full((side, side, 3), 60, np.uint8)
+    photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE] = board
+    photo[margin : margin + SIDE, margin + 4 * SIDE : margin + 5 * SIDE] = 60
+    location = BoardLocation(WHOLE.corners + margin, (5, 5))
+    rows = [row.split() for row in LAYOUT_READ.splitlines()]
+    rows[0][4] = "."
+    prediction = _reading("\n".join(" ".join(row) for row in rows))
+    inner = photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE]
+    found = unreadable_squares(inner, location, prediction, photo)  # type: ignore[arg-type]
+    assert (Unreadable((0, 4), Cause.NO_TABLE) in found) is unchecked
+    checked = with_unreadable(prediction, found)  # type: ignore[arg-type]
+    assert checked.kingdom[(0, 4)] == EMPTY
+    assert ((0, 4) in checked.doubtful) is unchecked
+
+
 LAYOUT_READ = "W0 W0 F0 F0 L0\nW1 M0 F1 G0 L0\nS0 S0 C G0 L1\nS2 G2 G2 W0 W0\nM2 L0 L1 F0 F0"
 """The grid of the fixture board (``conftest.LAYOUT``)."""
 
