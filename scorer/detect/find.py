@@ -18,10 +18,12 @@ Detection works on a downscaled copy of the photo:
 5. every candidate passes one check: inside the photo, not a grid inside a
    larger area of tiles, not overlapping a kingdom kept before it
    (:mod:`scorer.detect.plausible`);
-6. more hypotheses, for reading to weigh (:mod:`scorer.read.verify`): the grids of
-   the tile mask with its holes filled, where squares that look like the table
-   broke a kingdom into pieces (:func:`scorer.detect.outlines.filled`), and for a
-   photo colourful nearly all over, the whole frame.
+6. more hypotheses, for reading to weigh (:mod:`scorer.read.verify`): where the grid
+   chosen is not a kingdom's square (a hand or a shadow joined to the tiles stretches
+   every outline), the lattice's grids moved onto the seams; the grids of the tile
+   mask with its holes filled, where squares that look like the table broke a kingdom
+   into pieces (:func:`scorer.detect.outlines.filled`); and for a photo colourful
+   nearly all over, the whole frame.
 
 :func:`rectify` then crops each kingdom from the full-resolution photo, so no
 detail is lost. Rows run from the side nearest the top of the photo.
@@ -230,16 +232,23 @@ def _kingdom_in(view: View, quads: Sequence[np.ndarray]) -> tuple[BoardLocation,
     located: BoardLocation | None = None
     if best.score < min_seam:
         # Still none: lay grids on the lattice of the seams themselves.
-        guessed = [
-            locate(view, refine_quad(view, q), require_grid=False)
-            for q in seam_lattice_guesses(view, quads, lit_mask)
-        ]
-        guess = choose(tried + guessed, lit_mask, params)
+        guessed = _lattice_guesses(view, quads)
+        guess = choose([*tried, *guessed], lit_mask, params)
         if any(guess is g for g in guessed):
             laid = settle(view, guess)
             if not too_bare(laid, params.lattice):
                 best, located = guess, laid
                 tried += guessed
+    elif grid is None and not _full_square(best.shape):
+        # A clear grid short of a kingdom's square may be an outline that something joined
+        # to the tiles (a hand, a shadow) stretched or cut, and then the kingdom's own grid
+        # shows clearer seams: the grids of the lattice whose seams, once moved onto them,
+        # are clearer than the chosen outline's are more hypotheses for reading to weigh.
+        tried += [
+            moved
+            for loc in _lattice_guesses(view, quads)
+            if (moved := onto_seams(view, loc)) is not loc and moved.score > best.score
+        ]
     clear = grid is not None or best.score >= min_seam
     if not clear and not one_axis_clear(view, best):
         return None
@@ -250,6 +259,19 @@ def _kingdom_in(view: View, quads: Sequence[np.ndarray]) -> tuple[BoardLocation,
         settled = [settle(view, o) for o in others]
         located = replace(located, alternatives=distinct(located, settled, params.outlines))
     return located, clear
+
+
+def _lattice_guesses(view: View, quads: Sequence[np.ndarray]) -> list[BoardLocation]:
+    """The grids laid on the lattice of an area's seams and edges
+    (:func:`scorer.detect.lattice.seam_lattice_guesses`), snapped and measured."""
+    guesses = seam_lattice_guesses(view, quads, view.tiles.lit_mask)
+    located = (locate(view, refine_quad(view, q), require_grid=False) for q in guesses)
+    return [loc for loc in located if loc is not None]
+
+
+def _full_square(shape: tuple[int, int]) -> bool:
+    """Whether a grid is a whole kingdom's square: 5×5 or 7×7."""
+    return shape[0] == shape[1] and shape[0] in KINGDOM_SIDES
 
 
 def _check_image(image: np.ndarray, min_side: int) -> None:

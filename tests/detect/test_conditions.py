@@ -141,6 +141,17 @@ def test_hand_hidden_square_flagged(boards: list[Board]) -> None:
     _assert_hidden_flagged(_scene("hand", boards))
 
 
+@pytest.mark.parametrize("seed", [17, 26])
+def test_a_hand_joined_to_the_tiles_still_leaves_the_kingdom_found(
+    boards: list[Board], seed: int
+) -> None:
+    # The hand's colour joins it to the tiles: every outline of that area takes it in, and
+    # the grid measured on the best is not a kingdom's square. The grids laid on the
+    # lattice of the seams, moved onto them, are then weighed too, and reading keeps the
+    # kingdom's own. Without them these kingdoms are not found.
+    _assert_hidden_flagged(_scene("hand", boards, seed=seed))
+
+
 def test_cut_by_frame_never_confirmed(boards: list[Board]) -> None:
     scene = _scene("cut_by_frame", boards)
     assert scene.kingdoms[0].cut
