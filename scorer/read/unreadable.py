@@ -568,7 +568,7 @@ def _empties_in_doubt(
     """
     if not any(s.cause in _WRONG_EMPTY for s in unreadable):
         return frozenset()
-    return frozenset(pos for pos, cell in prediction.kingdom.cells() if cell == EMPTY)
+    return frozenset(_read_empty(prediction))
 
 
 def _without_empty(
