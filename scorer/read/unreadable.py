@@ -547,24 +547,13 @@ _WRONG_EMPTY: Final = (Cause.HIDDEN, Cause.COVERED)
 def _empties_in_doubt(
     prediction: BoardPrediction, unreadable: Sequence[Unreadable]
 ) -> frozenset[Position]:
-    r"""Every square read as empty, once one empty reading is shown wrong.
+    """Every square read as empty, once one empty reading is shown wrong.
 
     A square read as empty that is walled in by tiles, or that does not look like the
     table, shows that in this photo's light the classifier takes some tiles for bare
     table; its other empty readings, even at the kingdom's rim where an empty square is
-    possible, are then no surer, and the player checks them too.
-
-    >>> from scorer.read.classify import predict_from_probabilities
-    >>> from scorer.rules.kingdom import ALL_CELLS, Kingdom
-    >>> read = Kingdom.parse("W0 W0 F0\nL0 . F0\nL0 C .")
-    >>> proba = np.full((3, 3, len(ALL_CELLS)), 1e-6)
-    >>> for (r, c), cell in read.cells():
-    ...     proba[r, c, ALL_CELLS.index(cell)] = 1.0
-    >>> prediction = predict_from_probabilities(proba)
-    >>> sorted(_empties_in_doubt(prediction, walled_in_empty(prediction)))
-    [(1, 1), (2, 2)]
-    >>> sorted(_empties_in_doubt(prediction, [Unreadable((0, 0), Cause.GLARE)]))
-    []
+    possible, are then no surer, and the player checks them too. Nothing is added where
+    only glare, a cut or an object over the edge made a square unreadable.
     """
     if not any(s.cause in _WRONG_EMPTY for s in unreadable):
         return frozenset()
