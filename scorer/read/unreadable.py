@@ -509,11 +509,10 @@ def with_unreadable(
     BoardPrediction
         With :attr:`~scorer.read.classify.BoardPrediction.unreadable` set.
     """
-    if not unreadable:
+    doubted = _empties_in_doubt(prediction, unreadable)
+    if not unreadable and not doubted:
         return prediction
-    positions = frozenset(s.position for s in unreadable) | _empties_in_doubt(
-        prediction, unreadable
-    )
+    positions = frozenset(s.position for s in unreadable) | doubted
     # A covered square keeps its empty reading: the table around may just look unlike
     # the bare table between the tiles (a shadow, a pattern); so does one with no table
     # in view to compare: nothing shows it wrong.
@@ -547,15 +546,18 @@ _WRONG_EMPTY: Final = (Cause.HIDDEN, Cause.COVERED)
 def _empties_in_doubt(
     prediction: BoardPrediction, unreadable: Sequence[Unreadable]
 ) -> frozenset[Position]:
-    """Every square read as empty, once one empty reading is shown wrong.
+    """Every square read as empty, once the reading shows that an empty read may be wrong.
 
     A square read as empty that is walled in by tiles, or that does not look like the
     table, shows that in this photo's light the classifier takes some tiles for bare
-    table; its other empty readings, even at the kingdom's rim where an empty square is
-    possible, are then no surer, and the player checks them too. Nothing is added where
-    only glare, a cut or an object over the edge made a square unreadable.
+    table; so does an odd number of terrain squares, which whole dominoes never leave (a
+    domino is placed whole or discarded). The empty readings, even at the kingdom's rim
+    where an empty square is possible, are then no surer, and the player checks them
+    too. Nothing is added where only glare, a cut or an object over the edge made a
+    square unreadable.
     """
-    if not any(s.cause in _WRONG_EMPTY for s in unreadable):
+    land = sum(1 for _, cell in prediction.kingdom.cells() if cell.terrain.is_land)
+    if land % 2 == 0 and not any(s.cause in _WRONG_EMPTY for s in unreadable):
         return frozenset()
     return frozenset(_read_empty(prediction))
 

@@ -135,10 +135,29 @@ def test_once_an_empty_read_is_walled_in_every_empty_read_is_doubtful() -> None:
 
 
 def test_an_empty_read_at_the_rim_stays_sure_when_no_empty_read_is_shown_wrong() -> None:
-    prediction = _reading("W0 W0 F0\nL0 C F0\nL0 F0 .")
+    prediction = _reading("W0 W0 F0\nL0 C F0\nL0 . .")  # a discarded domino's place
     glare = [Unreadable((0, 0), Cause.GLARE)]
     checked = with_unreadable(prediction, glare)  # type: ignore[arg-type]
     assert checked.doubtful == frozenset({(0, 0)})
+
+
+@pytest.mark.parametrize(
+    ("empty", "doubted"),
+    [
+        ([(0, 4)], True),  # 23 terrain squares: no number of whole dominoes leaves that
+        ([(0, 3), (0, 4)], False),  # 22: one domino discarded
+    ],
+)
+def test_an_odd_number_of_terrain_squares_puts_the_empty_reads_in_doubt(
+    empty: list[tuple[int, int]], doubted: bool
+) -> None:
+    rows = [row.split() for row in LAYOUT_READ.splitlines()]
+    for r, c in empty:
+        rows[r][c] = "."
+    prediction = _reading("\n".join(" ".join(row) for row in rows))
+    checked = with_unreadable(prediction, ())  # type: ignore[arg-type]
+    assert (set(empty) <= checked.doubtful) is doubted
+    assert all(checked.kingdom[pos] == EMPTY for pos in empty)
 
 
 @pytest.mark.parametrize(
@@ -215,17 +234,18 @@ def test_an_empty_read_at_the_rim_unlike_the_table_is_covered(
 def test_an_empty_read_with_no_table_in_view_is_left_to_the_player(
     crop_board: Board, margin: int, unchecked: bool
 ) -> None:
-    # The top right corner square shows the table's grey and is read as empty. With the
-    # table in view around the kingdom that is confirmed; in a photo cropped to the
-    # kingdom's edge nothing confirms it, and it keeps its reading but is flagged.
+    # The last two squares of the top row (a discarded domino's place) show the table's
+    # grey and are read as empty. With the table in view around the kingdom that is
+    # confirmed; in a photo cropped to the kingdom's edge nothing confirms it, and they keep
+    # their reading but are flagged.
     board, _ = crop_board
     side = 5 * SIDE + 2 * margin
     photo = np.full((side, side, 3), 60, np.uint8)
     photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE] = board
-    photo[margin : margin + SIDE, margin + 4 * SIDE : margin + 5 * SIDE] = 60
+    photo[margin : margin + SIDE, margin + 3 * SIDE : margin + 5 * SIDE] = 60
     location = BoardLocation(WHOLE.corners + margin, (5, 5))
     rows = [row.split() for row in LAYOUT_READ.splitlines()]
-    rows[0][4] = "."
+    rows[0][3] = rows[0][4] = "."
     prediction = _reading("\n".join(" ".join(row) for row in rows))
     inner = photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE]
     found = unreadable_squares(inner, location, prediction, photo)  # type: ignore[arg-type]
