@@ -556,8 +556,8 @@ def _empties_in_doubt(
     too. Nothing is added where only glare, a cut or an object over the edge made a
     square unreadable.
     """
-    land = sum(1 for _, cell in prediction.kingdom.cells() if cell.terrain.is_land)
-    if land % 2 == 0 and not any(s.cause in _WRONG_EMPTY for s in unreadable):
+    odd = len(prediction.kingdom.land()) % 2 == 1
+    if not odd and not any(s.cause in _WRONG_EMPTY for s in unreadable):
         return frozenset()
     return frozenset(_read_empty(prediction))
 

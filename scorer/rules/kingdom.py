@@ -319,6 +319,15 @@ class Kingdom:
         """How many squares of each cell value the kingdom holds."""
         return Counter(c for _, c in self.cells())
 
+    def land(self) -> tuple[Position, ...]:
+        r"""The squares of the six terrains, row by row: the castle and empty squares left
+        out. Dominoes are placed whole, so a real kingdom has an even number of them.
+
+        >>> len(Kingdom.parse("W0 F1 C\nL0 . M2").land())
+        4
+        """
+        return tuple(p for p, c in self.cells() if c.terrain.is_land)
+
     def replace(self, pos: Position, cell: Cell) -> Kingdom:
         """Return a copy with the square at ``pos`` set to ``cell``."""
         r, c = pos

@@ -675,7 +675,7 @@ def _pair_violations(kingdom: Kingdom) -> list[Violation]:
 
 
 def _count_violations(kingdom: Kingdom, n: int) -> list[Violation]:
-    land = tuple(p for p, c in kingdom.cells() if c.terrain.is_land)
+    land = kingdom.land()
     dominoes = DOMINOES_PER_KINGDOM[n]
     if len(land) <= 2 * dominoes:
         return []
