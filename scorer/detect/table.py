@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scorer.detect.geometry import grid_corners
 from scorer.detect.params import TableParams
 from scorer.quantiles import median, quantile
 
@@ -383,18 +384,8 @@ def _per_cell(
     """
     rows, cols = shape
     px = p.cell_px
-    g = cv2.getPerspectiveTransform(
-        np.array(
-            [
-                [px, px],
-                [(cols + 1) * px, px],
-                [(cols + 1) * px, (rows + 1) * px],
-                [px, (rows + 1) * px],
-            ],
-            np.float32,
-        ),
-        quad.astype(np.float32),
-    )
+    # The grid's corners one square in from the canvas's, a ring of squares around it.
+    g = cv2.getPerspectiveTransform((grid_corners(shape) + 1) * px, quad.astype(np.float32))
     size = ((cols + 2) * px, (rows + 2) * px)
     warped = cv2.warpPerspective(
         values,
