@@ -209,8 +209,8 @@ def _unlike_ring(
     grid_points, palette = ring
     out = []
     for r, c in squares:
-        far = _far_ring(grid_points, (r, c), params)
-        if np.count_nonzero(far) < _LEAST_RING:
+        far = _table_beside(grid_points, (r, c), params)
+        if far is None:
             continue
         crop = crops[r * shape[1] + c]
         gap = _nearest(_square_lab(crop), palette[far])
@@ -228,21 +228,18 @@ def _beyond_comparison(
     read as empty would otherwise stand unchecked."""
     if ring is None:
         return list(squares)
-    grid_points = ring[0]
-    return [
-        pos
-        for pos in squares
-        if np.count_nonzero(_far_ring(grid_points, pos, params)) < _LEAST_RING
-    ]
+    return [pos for pos in squares if _table_beside(ring[0], pos, params) is None]
 
 
-def _far_ring(grid_points: np.ndarray, square: Position, params: ReadParams) -> np.ndarray:
-    """Which ring points lie more than ``params.table_far`` squares from the square's centre
-    (a hand over the square reaches out over the table beside it)."""
+def _table_beside(
+    grid_points: np.ndarray, square: Position, params: ReadParams
+) -> np.ndarray | None:
+    """Which ring points a square is compared with: those more than ``params.table_far``
+    squares from its centre (a hand over the square reaches out over the table beside it);
+    None when fewer than :data:`_LEAST_RING` are left to compare it with."""
     r, c = square
-    return np.asarray(
-        np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
-    )
+    far = np.hypot(grid_points[:, 0] - c - 0.5, grid_points[:, 1] - r - 0.5) > params.table_far
+    return far if np.count_nonzero(far) >= _LEAST_RING else None
 
 
 def over_the_edge(
