@@ -160,19 +160,28 @@ def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLoca
     }
 
 
-def sub_grids(location: BoardLocation, sides: Sequence[int]) -> tuple[BoardLocation, ...]:
-    """Every square grid of one of ``sides`` squares a side lying within an outline's grid.
+def sub_grids(
+    location: BoardLocation, sides: Sequence[int], grow: int = 0
+) -> tuple[BoardLocation, ...]:
+    """Every square grid of one of ``sides`` squares a side laid over an outline's grid,
+    covering as much of it as the grid's size allows.
 
     An outline that also takes in something beside the kingdom (a hand, a shadow, a row
     of table read as tiles) has a grid no kingdom can have, such as 6×5; the kingdom is
-    one of the square grids inside it. Each keeps the outline's perspective, seam score
-    and what detection saw of its squares.
+    one of the square grids inside it. An outline that something cut short (a shadow
+    over the last row, seams lost in a patterned table) is a row short, such as 5×4; the
+    kingdom is one of the square grids over it that reach up to ``grow`` rows (or columns)
+    beyond it, in its perspective. Each keeps the outline's perspective, seam score and
+    what detection saw of its squares.
 
     Parameters
     ----------
     location : BoardLocation
     sides : sequence of int
-        Grid sides to cut out (the sides a kingdom may have).
+        Grid sides to lay (the sides a kingdom may have).
+    grow : int
+        Most rows (and most columns) a grid may reach beyond the outline; 0 for the
+        grids inside it only.
 
     Returns
     -------
@@ -187,14 +196,19 @@ def sub_grids(location: BoardLocation, sides: Sequence[int]) -> tuple[BoardLocat
     [((5, 5), [0.0, 0.0], []), ((5, 5), [0.0, 100.0], [(4, 0)])]
     >>> sub_grids(BoardLocation(corners, (7, 7)), [5, 7])
     ()
+    >>> wide = np.array([[0, 0], [600, 0], [600, 400], [0, 400]], float)
+    >>> [g.corners[0].tolist() for g in sub_grids(BoardLocation(wide, (4, 6)), [5, 7], grow=1)]
+    [[0.0, -100.0], [100.0, -100.0], [0.0, 0.0], [100.0, 0.0]]
     """
     rows, cols = location.shape
     if rows == cols and rows in sides:
         return ()
     found = []
     for side in sides:
-        for r in range(rows - side + 1):
-            for c in range(cols - side + 1):
+        if side - rows > grow or side - cols > grow:
+            continue
+        for r in _offsets(rows, side):
+            for c in _offsets(cols, side):
                 extent = (r, r + side, c, c + side)
                 found.append(
                     BoardLocation(
@@ -206,6 +220,12 @@ def sub_grids(location: BoardLocation, sides: Sequence[int]) -> tuple[BoardLocat
                     )
                 )
     return tuple(found)
+
+
+def _offsets(count: int, side: int) -> range:
+    """First rows of a grid of ``side`` rows laid over ``count`` rows, covering as many of
+    them as it can: inside them where it is smaller, reaching beyond where it is larger."""
+    return range(0, count - side + 1) if side <= count else range(count - side, 1)
 
 
 def _within(squares: frozenset[Position], extent: tuple[int, int, int, int]) -> frozenset[Position]:

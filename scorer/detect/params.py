@@ -310,6 +310,10 @@ class OutlinesParams:
     max_alternatives: int = 4
     """Most alternative outlines kept for one kingdom, clearest seams first."""
 
+    grow_rows: int = 1
+    """Most rows (and columns) by which a kingdom-sized grid laid over an outline that is no
+    kingdom's grid may reach beyond it (:func:`scorer.detect.geometry.sub_grids`)."""
+
     same_outline: float = 0.2
     """Corner distance, in squares, under which two outlines of one grid shape are the same."""
 

@@ -300,6 +300,33 @@ def test_an_outline_no_kingdom_has_offers_the_kingdoms_inside_it(
     assert moved < 0.01 < cut  # the cut alone was off; moved, it lies on the kingdom's edges
 
 
+def test_an_outline_a_row_short_offers_the_kingdoms_over_it(
+    table_scene: Callable[..., tuple[np.ndarray, np.ndarray]], error: CornerError
+) -> None:
+    """A 5×4 outline (a shadow or the table's pattern hid the last column's seams) is given
+    the two 5×5 grids over it, a column beyond either side, as alternatives: one lies on the
+    kingdom, and reading weighs it (scorer.read.verify). Without growing, none is offered."""
+    from dataclasses import replace
+
+    from scorer.detect.find import _with_plausible_alternatives
+    from scorer.detect.geometry import Side, extend_location
+    from scorer.detect.light import balanced
+    from scorer.detect.params import OutlinesParams
+    from scorer.detect.view import View
+
+    image, truth = table_scene()
+    short = extend_location(BoardLocation(truth, (5, 5)), Side.RIGHT, -1)
+    offered = {}
+    for grow in (0, 1):
+        params = replace(DEFAULT, outlines=replace(DEFAULT.outlines, grow_rows=grow))
+        view = View(balanced(image, params.light), None, params)
+        located = _with_plausible_alternatives(view, short, view.tiles.lit_mask, params.plausible)
+        offered[grow] = [a for a in located.alternatives if a.shape == (5, 5)]
+    assert OutlinesParams().grow_rows == 1  # what detection runs with
+    assert len(offered[1]) == 2 and not offered[0]
+    assert min(error(g.corners, truth) for g in offered[1]) < 0.01
+
+
 @pytest.mark.parametrize(
     ("shift", "same"),
     [((0.0, 0.0), True), ((0.3, -0.4), True), ((0.0, 0.6), False), ((-1.0, 0.0), False)],

@@ -97,7 +97,39 @@ def test_the_kingdom_grids_inside_an_outline(shape: tuple[int, int], grids: int)
     corners = np.array([[0, 0], [100 * cols, 0], [100 * cols, 100 * rows], [0, 100 * rows]], float)
     inside = sub_grids(BoardLocation(corners, shape), (5, 7))
     assert len(inside) == grids
-    for grid in inside:  # whole squares of the outline's grid, axis-aligned here
+    _assert_whole_squares(inside)
+
+
+@pytest.mark.parametrize(
+    ("shape", "grow", "grids"),
+    [
+        ((5, 4), 1, 2),  # a column short: the column may be missing at either side
+        ((4, 4), 1, 4),
+        ((6, 4), 1, 2 * 2),  # a row too many and a column short
+        ((6, 6), 1, 4 + 4),  # inside it two ways each way; 7×7 over it, two ways each way
+        ((5, 3), 1, 0),  # two columns short
+        ((5, 3), 2, 3),
+        ((5, 4), 0, 0),
+    ],
+)
+def test_the_kingdom_grids_over_an_outline_a_row_short(
+    shape: tuple[int, int], grow: int, grids: int
+) -> None:
+    rows, cols = shape
+    corners = np.array([[0, 0], [100 * cols, 0], [100 * cols, 100 * rows], [0, 100 * rows]], float)
+    over = sub_grids(BoardLocation(corners, shape), (5, 7), grow=grow)
+    assert len(over) == grids
+    for grid in over:  # each covers as much of the outline as it can
+        x0, y0 = grid.corners[0]
+        x1, y1 = grid.corners[2]
+        covered = (min(x1, 100 * cols) - max(x0, 0)) * (min(y1, 100 * rows) - max(y0, 0))
+        side = grid.shape[0]
+        assert covered == pytest.approx(100**2 * min(side, rows) * min(side, cols))
+    _assert_whole_squares(over)
+
+
+def _assert_whole_squares(grids: tuple[BoardLocation, ...]) -> None:
+    for grid in grids:  # whole squares of the outline's grid, axis-aligned here
         side = grid.shape[0] * 100
         x0, y0 = grid.corners[0]
         assert x0 % 100 == pytest.approx(0, abs=1e-6) and y0 % 100 == pytest.approx(0, abs=1e-6)
