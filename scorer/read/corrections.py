@@ -49,12 +49,7 @@ from scorer.read.light import (
     plausible_light,
 )
 from scorer.read.params import DEFAULT, ReadParams
-from scorer.read.unreadable import (
-    castle_on_table,
-    squares_unlike_table,
-    unreadable_squares,
-    with_unreadable,
-)
+from scorer.read.unreadable import squares_unlike_table, unreadable_squares, with_unreadable
 from scorer.read.verify import verified_outline
 from scorer.rules.kingdom import (
     ALL_CELLS,
@@ -153,7 +148,6 @@ def read_and_correct(
             better_by=params.clearer_by,
             floor=params.clarity_floor,
             params=params,
-            on_table=lambda read: castle_on_table(read[1], read[0], read[2], image, params),
         )
     location, board, prediction = reading
     seen = board if taken is image else rectify(taken, location, square_px)  # as photographed

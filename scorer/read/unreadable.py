@@ -196,44 +196,6 @@ def squares_unlike_table(
     return _unlike_ring(split_cells(board, location.shape), location.shape, squares, ring, params)
 
 
-def castle_on_table(
-    board: np.ndarray,
-    location: BoardLocation,
-    prediction: BoardPrediction,
-    image: np.ndarray,
-    params: ReadParams = DEFAULT,
-) -> bool:
-    """Whether the square read as the castle looks like the table around the kingdom.
-
-    The castle is a tile, so a grid that puts it on bare table lies off the kingdom (a grid
-    grown a row into the table, where a grey table reads as the castle's stone). Measured
-    as :func:`unlike_table` measures an empty read; False where no castle was read or too
-    little of the table is in view to compare it with.
-
-    Parameters
-    ----------
-    board : numpy.ndarray
-        The rectified board (BGR uint8), in the light of ``image``.
-    location : BoardLocation
-    prediction : BoardPrediction
-    image : numpy.ndarray
-        The photo the board was cut from.
-    params : ReadParams
-
-    Returns
-    -------
-    bool
-    """
-    castle = prediction.kingdom.castle
-    if castle is None:
-        return False
-    ring = _table_ring(location, image)
-    if ring is None or _table_beside(ring[0], castle, params) is None:
-        return False
-    crops = split_cells(board, location.shape)
-    return not _unlike_ring(crops, location.shape, [castle], ring, params)
-
-
 def _unlike_ring(
     crops: Sequence[np.ndarray],
     shape: tuple[int, int],

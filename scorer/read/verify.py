@@ -15,8 +15,7 @@ them for a photo cropped to the kingdom. Each is read, and scored by one sum
   that leaves tiles outside is part of a kingdom;
 - less ``violation_weight`` for each way the decoded kingdom still breaks the
   tile set (:func:`scorer.rules.scoring.tileset_violations`), as a grid too large
-  does, and once more where its castle square looks like the table beside the
-  kingdom (:func:`scorer.read.unreadable.castle_on_table`): the castle is a tile.
+  does.
 
 The first outline stands unless another scores higher by more than
 ``ReadParams.clearer_by``. Reading stays out of detection: this module is called from
@@ -64,7 +63,7 @@ class Hypothesis:
     beyond : float
         The tile probability (0–1) of the strip beyond its most tiled side.
     violations : int
-        Ways the decoded kingdom breaks the tile set, its castle on the table among them.
+        Ways the decoded kingdom breaks the tile set.
     """
 
     location: BoardLocation
@@ -84,7 +83,6 @@ def verified_outline(
     better_by: float,
     floor: float,
     params: ReadParams = DEFAULT,
-    on_table: Callable[[R], bool] | None = None,
 ) -> tuple[BoardLocation | None, R, tuple[Hypothesis, ...]]:
     """The reading of whichever candidate outline of a kingdom scores best.
 
@@ -109,9 +107,6 @@ def verified_outline(
         (:attr:`scorer.read.params.ReadParams.clarity_floor`).
     params : ReadParams
         ``beyond_weight``, ``violation_weight`` and ``strip_in_photo``.
-    on_table : callable, optional
-        Whether a reading puts its castle on the table
-        (:func:`scorer.read.unreadable.castle_on_table`); a violation of the tile set.
 
     Returns
     -------
@@ -125,13 +120,13 @@ def verified_outline(
     """
     if not found.alternatives:
         return None, first, ()
-    best = _scored(first, read_strip, image_shape, floor, params, on_table)
+    best = _scored(first, read_strip, image_shape, floor, params)
     hypotheses = [best]
     outline: BoardLocation | None = None
     reading = first
     for other in found.alternatives:
         candidate = read(other)
-        scored = _scored(candidate, read_strip, image_shape, floor, params, on_table)
+        scored = _scored(candidate, read_strip, image_shape, floor, params)
         hypotheses.append(scored)
         if _margin(scored, best, params) > better_by:
             outline, reading, best = other, candidate, scored
@@ -139,11 +134,7 @@ def verified_outline(
 
 
 def hypothesis_score(
-    prediction: BoardPrediction,
-    beyond: float,
-    floor: float,
-    params: ReadParams = DEFAULT,
-    castle_on_table: bool = False,
+    prediction: BoardPrediction, beyond: float, floor: float, params: ReadParams = DEFAULT
 ) -> float:
     """The score of one candidate outline: higher is more likely the kingdom.
 
@@ -157,8 +148,6 @@ def hypothesis_score(
         Lowest probability whose log a square adds.
     params : ReadParams
         ``beyond_weight``, ``violation_weight`` and ``strip_in_photo``.
-    castle_on_table : bool
-        Whether its castle square looks like the table: one more violation.
 
     Returns
     -------
@@ -173,7 +162,7 @@ def hypothesis_score(
     >>> hypothesis_score(predict_from_probabilities(sure), 0.5, 1e-6)
     -0.25
     """
-    violations = len(tileset_violations(prediction.kingdom)) + int(castle_on_table)
+    violations = len(tileset_violations(prediction.kingdom))
     return (
         decoded_log_probability(prediction, floor)
         - params.beyond_weight * beyond
@@ -242,25 +231,23 @@ def beyond_tiles(
 
 
 def _scored(
-    reading: R,
+    reading: tuple[BoardLocation, np.ndarray, BoardPrediction],
     read_strip: Callable[[BoardLocation], np.ndarray],
     image_shape: tuple[int, ...],
     floor: float,
     params: ReadParams,
-    on_table: Callable[[R], bool] | None = None,
 ) -> Hypothesis:
     """One reading as a scored hypothesis."""
     location, _, prediction = reading
     beyond = beyond_tiles(
         location, read_strip, prediction.classes.index(EMPTY), image_shape, params
     )
-    tabled = on_table is not None and on_table(reading)
     return Hypothesis(
         location,
-        hypothesis_score(prediction, beyond, floor, params, tabled),
+        hypothesis_score(prediction, beyond, floor, params),
         decoded_log_probability(prediction, floor),
         beyond,
-        len(tileset_violations(prediction.kingdom)) + int(tabled),
+        len(tileset_violations(prediction.kingdom)),
     )
 
 
