@@ -42,9 +42,9 @@ from scorer.detect.geometry import (
     BoardLocation,
     check_corners,
     grid_corners,
+    kingdom_grids,
     marked_quad,
     same_squares,
-    sub_grids,
 )
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
 from scorer.detect.light import balanced
@@ -418,15 +418,16 @@ def _with_plausible_alternatives(
 ) -> BoardLocation:
     """The location with those alternatives that pass the same check, and after them the
     square grids a kingdom may have over any of its outlines whose grid no kingdom has
-    (:func:`scorer.detect.geometry.sub_grids`): inside it, where a hand or a row of table
+    (:func:`scorer.detect.geometry.kingdom_grids`): inside it, where a hand or a row of table
     taken in with the tiles makes a 6×5 outline round a 5×5 kingdom, and reaching
-    ``outlines.grow_rows`` rows beyond it, where a shadow or a patterned table hid the
-    seams of the last row and left a 5×4 outline on a 5×5 kingdom. Each side is moved onto
-    the edge nearest it (the outline's squares are a little off where it spans more or
-    less than the kingdom). Reading weighs them all (:mod:`scorer.read.verify`)."""
+    ``outlines.grow_rows`` rows beyond it (none by default), where a shadow or a patterned
+    table hid the seams of the last row and left a 5×4 outline on a 5×5 kingdom. Each side
+    is moved onto the edge nearest it (the outline's squares are a little off where it
+    spans more or less than the kingdom). Reading weighs them all
+    (:mod:`scorer.read.verify`)."""
     kept = [a for a in location.alternatives if plausible(a, mask, check)]
     for outline in (location, *location.alternatives):
-        for cut in sub_grids(outline, KINGDOM_SIDES, view.params.outlines.grow_rows):
+        for cut in kingdom_grids(outline, KINGDOM_SIDES, view.params.outlines.grow_rows):
             grid = replace(cut, corners=refine_quad(view, cut.corners))
             if not any(same_squares(grid, k) for k in (location, *kept)) and plausible(
                 grid, mask, check

@@ -160,7 +160,7 @@ def beyond_side(location: BoardLocation, depth: int = 1) -> dict[Side, BoardLoca
     }
 
 
-def sub_grids(
+def kingdom_grids(
     location: BoardLocation, sides: Sequence[int], grow: int = 0
 ) -> tuple[BoardLocation, ...]:
     """Every square grid of one of ``sides`` squares a side laid over an outline's grid,
@@ -191,13 +191,13 @@ def sub_grids(
     Examples
     --------
     >>> corners = np.array([[0, 0], [500, 0], [500, 600], [0, 600]], float)
-    >>> inside = sub_grids(BoardLocation(corners, (6, 5), tiles=frozenset({(5, 0)})), [5, 7])
+    >>> inside = kingdom_grids(BoardLocation(corners, (6, 5), tiles=frozenset({(5, 0)})), [5, 7])
     >>> [(g.shape, g.corners[0].tolist(), sorted(g.tiles)) for g in inside]
     [((5, 5), [0.0, 0.0], []), ((5, 5), [0.0, 100.0], [(4, 0)])]
-    >>> sub_grids(BoardLocation(corners, (7, 7)), [5, 7])
+    >>> kingdom_grids(BoardLocation(corners, (7, 7)), [5, 7])
     ()
     >>> wide = np.array([[0, 0], [600, 0], [600, 400], [0, 400]], float)
-    >>> [g.corners[0].tolist() for g in sub_grids(BoardLocation(wide, (4, 6)), [5, 7], grow=1)]
+    >>> [g.corners[0].tolist() for g in kingdom_grids(BoardLocation(wide, (4, 6)), [5, 7], grow=1)]
     [[0.0, -100.0], [100.0, -100.0], [0.0, 0.0], [100.0, 0.0]]
     """
     rows, cols = location.shape

@@ -282,7 +282,7 @@ def test_an_outline_no_kingdom_has_offers_the_kingdoms_inside_it(
     small to fit) is given the two 5×5 grids inside it as alternatives, moved onto the
     kingdom's edges: reading then weighs the right one (scorer.read.verify)."""
     from scorer.detect.find import _with_plausible_alternatives
-    from scorer.detect.geometry import Side, extend_location, sub_grids
+    from scorer.detect.geometry import Side, extend_location, kingdom_grids
     from scorer.detect.light import balanced
     from scorer.detect.view import View
 
@@ -296,7 +296,7 @@ def test_an_outline_no_kingdom_has_offers_the_kingdoms_inside_it(
     grids = [a for a in offered.alternatives if a.shape == (5, 5)]
     assert len(grids) == 2
     moved = min(error(g.corners, truth) for g in grids)
-    cut = min(error(g.corners, truth) for g in sub_grids(off, (5, 7)))
+    cut = min(error(g.corners, truth) for g in kingdom_grids(off, (5, 7)))
     assert moved < 0.01 < cut  # the cut alone was off; moved, it lies on the kingdom's edges
 
 

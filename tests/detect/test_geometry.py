@@ -13,7 +13,7 @@ from scorer.detect import (
     order_corners,
     parse_corners,
 )
-from scorer.detect.geometry import check_corners, sub_grids
+from scorer.detect.geometry import check_corners, kingdom_grids
 from scorer.rules.errors import BoardNotFoundError
 
 
@@ -95,7 +95,7 @@ def test_the_row_beyond_follows_the_perspective() -> None:
 def test_the_kingdom_grids_inside_an_outline(shape: tuple[int, int], grids: int) -> None:
     rows, cols = shape
     corners = np.array([[0, 0], [100 * cols, 0], [100 * cols, 100 * rows], [0, 100 * rows]], float)
-    inside = sub_grids(BoardLocation(corners, shape), (5, 7))
+    inside = kingdom_grids(BoardLocation(corners, shape), (5, 7))
     assert len(inside) == grids
     _assert_whole_squares(inside)
 
@@ -117,7 +117,7 @@ def test_the_kingdom_grids_over_an_outline_a_row_short(
 ) -> None:
     rows, cols = shape
     corners = np.array([[0, 0], [100 * cols, 0], [100 * cols, 100 * rows], [0, 100 * rows]], float)
-    over = sub_grids(BoardLocation(corners, shape), (5, 7), grow=grow)
+    over = kingdom_grids(BoardLocation(corners, shape), (5, 7), grow=grow)
     assert len(over) == grids
     for grid in over:  # each covers as much of the outline as it can
         x0, y0 = grid.corners[0]
