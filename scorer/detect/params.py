@@ -312,9 +312,8 @@ class OutlinesParams:
 
     grow_rows: int = 0
     """Most rows (and columns) by which a kingdom-sized grid laid over an outline that is no
-    kingdom's grid may reach beyond it (:func:`scorer.detect.geometry.kingdom_grids`): 0, as
-    1 lost a true incomplete kingdom of the held-out draw to a grid grown into the table
-    (docs/experiments.md, tenth session)."""
+    kingdom's grid may reach beyond it (:func:`scorer.detect.geometry.kingdom_grids`); 0 lays
+    them inside it only."""
 
     same_outline: float = 0.2
     """Corner distance, in squares, under which two outlines of one grid shape are the same."""
