@@ -45,6 +45,7 @@ from scorer.detect.geometry import (
     kingdom_grids,
     marked_quad,
     same_squares,
+    square_of,
 )
 from scorer.detect.lattice import onto_seams, seam_lattice_guesses, too_bare
 from scorer.detect.light import balanced
@@ -239,7 +240,7 @@ def _kingdom_in(view: View, quads: Sequence[np.ndarray]) -> tuple[BoardLocation,
             if not too_bare(laid, params.lattice):
                 best, located = guess, laid
                 tried += guessed
-    elif grid is None and not _full_square(best.shape):
+    elif grid is None and not square_of(best.shape, KINGDOM_SIDES):
         # A clear grid short of a kingdom's square may be an outline that something joined
         # to the tiles (a hand, a shadow) stretched or cut, and then the kingdom's own grid
         # shows clearer seams: the grids of the lattice whose seams, once moved onto them,
@@ -267,11 +268,6 @@ def _lattice_guesses(view: View, quads: Sequence[np.ndarray]) -> list[BoardLocat
     guesses = seam_lattice_guesses(view, quads, view.tiles.lit_mask)
     located = (locate(view, refine_quad(view, q), require_grid=False) for q in guesses)
     return [loc for loc in located if loc is not None]
-
-
-def _full_square(shape: tuple[int, int]) -> bool:
-    """Whether a grid is a whole kingdom's square: 5×5 or 7×7."""
-    return shape[0] == shape[1] and shape[0] in KINGDOM_SIDES
 
 
 def _check_image(image: np.ndarray, min_side: int) -> None:

@@ -201,7 +201,7 @@ def kingdom_grids(
     [[0.0, -100.0], [100.0, -100.0], [0.0, 0.0], [100.0, 0.0]]
     """
     rows, cols = location.shape
-    if rows == cols and rows in sides:
+    if square_of(location.shape, sides):
         return ()
     found = []
     for side in sides:
@@ -220,6 +220,15 @@ def kingdom_grids(
                     )
                 )
     return tuple(found)
+
+
+def square_of(shape: tuple[int, int], sides: Sequence[int]) -> bool:
+    """Whether a grid is square with one of ``sides`` squares a side (a whole kingdom's grid).
+
+    >>> square_of((5, 5), (5, 7)), square_of((5, 4), (5, 7)), square_of((6, 6), (5, 7))
+    (True, False, False)
+    """
+    return shape[0] == shape[1] and shape[0] in sides
 
 
 def _offsets(count: int, side: int) -> range:
