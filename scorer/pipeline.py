@@ -43,6 +43,7 @@ __all__ = [  # the names other modules import from here, with those the stages c
     "outline_note",
     "read_board",
     "read_kingdom",
+    "report_kingdom",
     "score_kingdom",
     "score_photo",
     "small_squares_note",
@@ -114,29 +115,76 @@ def score_photo(
         locations = find_kingdoms(image, corners=corners, grid=grid, params=detect_params)
     reports = []
     for found in locations:
-        with _timed(timings, "rectify"):
-            board = rectify(image, found, square_px)
-        with _timed(timings, "classify"):
-            other, reading = read_and_correct(
-                image,
-                found,
-                board,
-                model,
-                square_px,
-                grid=grid,
-                refine=corners is None,
-                params=read_params,
-            )
-        with _timed(timings, "score"):
-            report = _kingdom_report(found, reading, other is not None, rules, read_params)
-            report = _with_verdict(
-                report, image.shape, grid or rules.side, corners is not None, rules, read_params
-            )
-            if file_damage:
-                report = replace(report, reasons=(*file_damage, *report.reasons))
+        report = report_kingdom(
+            image,
+            found,
+            rules,
+            grid=grid,
+            marked=corners is not None,
+            model=model,
+            square_px=square_px,
+            read_params=read_params,
+            timings=timings,
+        )
+        if file_damage:
+            report = replace(report, reasons=(*file_damage, *report.reasons))
         reports.append(report)
     timings["total"] = sum(timings[s] for s in STAGES)
     return PhotoReport(reports, timings)
+
+
+def report_kingdom(
+    image: np.ndarray,
+    found: BoardLocation,
+    rules: Rules | None = None,
+    *,
+    grid: int | None = None,
+    marked: bool = False,
+    model: CellClassifier | None = None,
+    square_px: int = SQUARE_PX,
+    read_params: ReadParams | None = None,
+    timings: dict[str, float] | None = None,
+) -> KingdomReport:
+    """Read, score and judge one kingdom of a photo: what :func:`score_photo` does for each.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3)
+        The BGR photo.
+    found : BoardLocation
+        The kingdom as detection found it (or as the player marked it).
+    rules : Rules, optional
+        Scoring rules; the standard rules when omitted.
+    grid : int, optional
+        The grid side the player asked for (5 or 7), if any.
+    marked : bool
+        Whether the player marked the corners (reading then keeps the outline).
+    model : CellClassifier, optional
+        The square classifier; the committed model when omitted.
+    square_px : int
+        Side of one square in the rectified board.
+    read_params : ReadParams, optional
+        The tuned values of reading and of the notes.
+    timings : dict, optional
+        Seconds by stage (:data:`STAGES`), added to.
+
+    Returns
+    -------
+    KingdomReport
+        With its verdict (:func:`scorer.results.verdict.kingdom_verdict`).
+    """
+    rules = Rules() if rules is None else rules
+    read_params = READ_DEFAULT if read_params is None else read_params
+    timings = dict.fromkeys(STAGES, 0.0) if timings is None else timings
+    with _timed(timings, "rectify"):
+        board = rectify(image, found, square_px)
+    with _timed(timings, "classify"):
+        other, reading = read_and_correct(
+            image, found, board, model, square_px, grid=grid, refine=not marked, params=read_params
+        )
+    with _timed(timings, "score"):
+        report = _kingdom_report(found, reading, other is not None, rules, read_params)
+        return _with_verdict(report, image.shape, grid or rules.side, marked, rules, read_params)
 
 
 def score_kingdom(kingdom: Kingdom, rules: Rules | None = None) -> ScoreBreakdown:

@@ -26,19 +26,31 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
-from scorer.detect import BoardLocation, find_kingdoms, grid_homography
+from scorer.detect import BoardLocation, find_kingdoms
 from scorer.detect.params import DEFAULT as DETECT_DEFAULT
 from scorer.detect.params import DetectParams
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
-from scorer.lab.synth import Scene, SceneKingdom, make_scene
-from scorer.pipeline import read_board, read_kingdom, score_photo, square_side_px
+from scorer.lab.matching import (
+    _rotation_matches,
+    best_rotation_matches,
+    match_kingdoms,
+    placed_matches,
+)
+from scorer.lab.synth import Scene, make_scene
+from scorer.pipeline import (
+    KingdomReport,
+    read_board,
+    read_kingdom,
+    report_kingdom,
+    score_photo,
+    square_side_px,
+)
 from scorer.read.classify import BoardPrediction
 from scorer.read.params import DEFAULT as READ_DEFAULT
 from scorer.read.params import ReadParams
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
-from scorer.rules.kingdom import EMPTY, Kingdom, Position
+from scorer.rules.kingdom import Kingdom
 from scorer.rules.scoring import score
 
 FOUND_ERROR = 0.05
@@ -69,6 +81,7 @@ class SceneResult:
     wrong_flagged: int = 0
     total_wrong: bool = False
     silent_wrong: bool = False
+    confirmed_wrong: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,12 @@ class Reader:
             image, location, self.model, refine=refine, read_params=self.params
         )
         return location, prediction
+
+    def report(self, image: np.ndarray, location: BoardLocation) -> KingdomReport:
+        """Read, score and judge a kingdom found in a photo, as the pipeline does
+        (:func:`scorer.pipeline.report_kingdom`): its verdict says whether the total
+        would be shown as confirmed."""
+        return report_kingdom(image, location, model=self.model, read_params=self.params)
 
     def board(self, board: np.ndarray, shape: tuple[int, int]) -> BoardPrediction:
         """Read an already rectified board."""
@@ -227,8 +246,9 @@ def evaluate_scene(
         found = find_kingdoms(scene.image, params=params)
     except BoardNotFoundError:
         found = []
+    reports = [classify.report(scene.image, loc) for loc in found] if classify is not None else []
     readings: list[tuple[BoardLocation, BoardPrediction | None]] = (
-        [classify.photo(scene.image, loc) for loc in found]
+        [(r.location, r.prediction) for r in reports]
         if classify is not None
         else [(loc, None) for loc in found]
     )
@@ -256,9 +276,15 @@ def evaluate_scene(
                 result.cells_correct, result.wrong_flagged = right, wrong_flagged
                 result.cells_flagged = len(prediction.doubtful)
             if ok and best is not None and best[1] is not None:
+                confirmed = index is not None and not reports[index].reasons
                 result.total_wrong, result.silent_wrong = wrong_total(
-                    best[1], truth.kingdom, result.cells - result.cells_correct, result
+                    best[1],
+                    truth.kingdom,
+                    result.cells - result.cells_correct,
+                    result,
+                    confirmed=confirmed,
                 )
+                result.confirmed_wrong = result.total_wrong and confirmed
             read = [(loc, p.kingdom) for loc, p in readings if p is not None]
             result.cells_placed_correct = placed_matches(read, truth.corners, truth.kingdom)
             # The same scene read through the true corners: what the photo's light,
@@ -271,13 +297,18 @@ def evaluate_scene(
 
 
 def wrong_total(
-    prediction: BoardPrediction, truth: Kingdom, wrong_squares: int, result: SceneResult
+    prediction: BoardPrediction,
+    truth: Kingdom,
+    wrong_squares: int,
+    result: SceneResult,
+    *,
+    confirmed: bool = False,
 ) -> tuple[bool, bool]:
     """Whether a kingdom's read total is wrong, and whether it is wrong silently.
 
-    A wrong total is silent unless the player was pointed at what is wrong: with the
-    right grid, every wrong square is among the flagged ones; with a wrong grid, at
-    least one square is flagged.
+    A wrong total is silent unless the player was pointed at what is wrong: the total is
+    not ``confirmed`` (the verdict withholds it), and with the right grid every wrong
+    square is among the flagged ones, with a wrong grid at least one square is flagged.
 
     Examples
     --------
@@ -296,136 +327,11 @@ def wrong_total(
     total_wrong = score(prediction.kingdom).total != score(truth).total
     if not total_wrong:
         return False, False
+    if confirmed:
+        return True, True
     if result.shape_ok:
         return True, result.wrong_flagged < wrong_squares
     return True, not prediction.doubtful
-
-
-def match_kingdoms(
-    found: Sequence[BoardLocation], truths: Sequence[SceneKingdom]
-) -> list[tuple[int | None, float]]:
-    """Pair the kingdoms found with the true ones, each found kingdom with one true one at most.
-
-    The pairs minimise the sum of the corner errors (:func:`corner_error` as a share of
-    the true kingdom's mean side) over all pairings (``linear_sum_assignment``).
-
-    Returns
-    -------
-    list of (int or None, float)
-        For each true kingdom, the index of its found kingdom and their relative corner
-        error, or ``(None, inf)`` where every found kingdom went to another.
-
-    Examples
-    --------
-    >>> from scorer.lab.synth import SceneKingdom
-    >>> from scorer.rules.kingdom import Kingdom
-    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
-    >>> truth = SceneKingdom(square, Kingdom.parse("C"), "b")
-    >>> match_kingdoms([BoardLocation(square + [1, 0], (1, 1))], [truth, truth])
-    [(0, 0.1), (None, inf)]
-    """
-    errors = np.array(
-        [
-            [corner_error(f.corners, t.corners) / _mean_side(t.corners) for f in found]
-            for t in truths
-        ]
-    ).reshape(len(truths), len(found))
-    pairs = dict(zip(*(r.tolist() for r in linear_sum_assignment(errors)), strict=True))
-    return [
-        (pairs[t], float(errors[t, pairs[t]])) if t in pairs else (None, np.inf)
-        for t in range(len(truths))
-    ]
-
-
-def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
-    """Mean distance between matching corners, over the four cyclic orders (pixels)."""
-    found = np.asarray(found, dtype=np.float64)
-    truth = np.asarray(truth, dtype=np.float64)
-    return min(
-        float(np.linalg.norm(np.roll(found, k, axis=0) - truth, axis=1).mean()) for k in range(4)
-    )
-
-
-def placed_matches(
-    readings: Sequence[tuple[BoardLocation, Kingdom]], corners: np.ndarray, truth: Kingdom
-) -> int:
-    """Squares of a true kingdom read right at their place in the photo.
-
-    The centre of each true square is carried into the photo through the true
-    corners, then into the grid of whichever kingdom read covers it; the
-    square counts as right when the label read there is the true one. A
-    square outside every kingdom read is read as empty. Unlike
-    :func:`best_rotation_matches` on whole kingdoms, a kingdom read with one
-    row too few keeps the squares it did read right, and squares only count
-    where they lie, whatever the grid's turn.
-
-    Parameters
-    ----------
-    readings : sequence of (BoardLocation, Kingdom)
-        Every kingdom read in the photo, with its outline as read.
-    corners : ndarray of shape (4, 2)
-        The true kingdom's corners, clockwise from the corner of its row 0, column 0.
-    truth : Kingdom
-        Its labels, in the same orientation as ``corners``.
-
-    Returns
-    -------
-    int
-        The number of the true kingdom's squares read right.
-
-    Examples
-    --------
-    >>> from scorer.rules.kingdom import Kingdom
-    >>> truth = Kingdom.parse("W0 W1\\nC F0")
-    >>> square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], float)
-    >>> placed_matches([(BoardLocation(square, (2, 2)), truth)], square, truth)
-    4
-    >>> placed_matches([], square, truth)
-    0
-    """
-    centres = np.array(
-        [[c + 0.5, r + 0.5] for r in range(truth.height) for c in range(truth.width)],
-        np.float64,
-    )
-    in_photo = _apply(grid_homography(corners, truth.shape), centres)
-    read = [EMPTY] * len(centres)
-    for location, kingdom in readings:
-        rows, cols = kingdom.shape
-        to_grid = np.linalg.inv(grid_homography(location.corners, (rows, cols)))
-        at = _apply(to_grid, in_photo)
-        for i, (x, y) in enumerate(at):
-            if 0 <= x < cols and 0 <= y < rows and read[i] == EMPTY:
-                read[i] = kingdom[int(y), int(x)]
-    wanted = [truth[r, c] for r in range(truth.height) for c in range(truth.width)]
-    return sum(a == b for a, b in zip(read, wanted, strict=True))
-
-
-def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    out = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), h)
-    return np.asarray(out.reshape(-1, 2), np.float64)
-
-
-def best_rotation_matches(found: Kingdom, truth: Kingdom) -> int:
-    """Squares equal between two kingdoms under the best of the four rotations."""
-    return _rotation_matches(found, truth)[0]
-
-
-def _rotation_matches(
-    found: Kingdom, truth: Kingdom, flagged: frozenset[Position] = frozenset()
-) -> tuple[int, int]:
-    """Squares right under the best of the four rotations of ``found``, and how many
-    of the wrong ones are among its ``flagged`` squares (turned with it)."""
-    best = (0, 0)
-    flags = np.zeros(found.shape, bool)
-    for pos in flagged:
-        flags[pos] = True
-    for _ in range(4):
-        if found.shape == truth.shape:
-            wrong = [pos for pos, cell in truth.cells() if found[pos] != cell]
-            right = truth.height * truth.width - len(wrong)
-            best = max(best, (right, sum(bool(flags[pos]) for pos in wrong)))
-        found, flags = found.rotate(), np.rot90(flags, -1)
-    return best
 
 
 def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
@@ -474,6 +380,7 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         found_read = [r for r in results if r.found]
         summary["found_kingdoms_total_wrong"] = sum(r.total_wrong for r in found_read)
         summary["found_kingdoms_silent_wrong"] = sum(r.silent_wrong for r in found_read)
+        summary["found_kingdoms_confirmed_wrong"] = sum(r.confirmed_wrong for r in found_read)
         summary["found_kingdoms_silent_wrong_pct"] = round(
             100 * summary["found_kingdoms_silent_wrong"] / max(len(found_read), 1), 2
         )
@@ -482,6 +389,11 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         {"seed": r.seed, "board": r.board, "corner_error": round(r.corner_error, 3)}
         for r in results
         if not r.found
+    ][:30]
+    summary["silent_wrong"] = [
+        {"seed": r.seed, "board": r.board, "confirmed": r.confirmed_wrong}
+        for r in results
+        if r.silent_wrong
     ][:30]
     return summary
 
@@ -578,11 +490,25 @@ def format_report(report: dict[str, Any]) -> str:
         if "found_kingdoms_silent_wrong" in s:
             lines.append(
                 "- kingdoms found whose total is wrong: "
-                f"{s['found_kingdoms_total_wrong']}; of them wrong silently (a wrong square "
-                "not flagged, or a wrong grid with no square flagged): "
+                f"{s['found_kingdoms_total_wrong']}; of them wrong silently (confirmed, a "
+                "wrong square not flagged, or a wrong grid with no square flagged): "
                 f"{s['found_kingdoms_silent_wrong']} ({s['found_kingdoms_silent_wrong_pct']}% "
                 "of the kingdoms found)"
+                + (
+                    f", and shown as confirmed: {s['found_kingdoms_confirmed_wrong']}"
+                    if "found_kingdoms_confirmed_wrong" in s
+                    else ""
+                )
             )
+        if s.get("missed"):
+            seeds = ", ".join(f"{m['seed']} ({m['board']})" for m in s["missed"])
+            lines.append(f"- the scenes of the kingdoms not found (seed): {seeds}")
+        if s.get("silent_wrong"):
+            seeds = ", ".join(
+                f"{w['seed']} ({w['board']}{', confirmed' if w['confirmed'] else ''})"
+                for w in s["silent_wrong"]
+            )
+            lines.append(f"- the scenes of the silent wrong totals (seed): {seeds}")
         if "true_corners_cell_accuracy_pct" in s:
             lines.append(
                 "- square accuracy read through the true corners (no detection error): "
@@ -734,11 +660,6 @@ def _read_photo(path: Path) -> np.ndarray:
     if image is None:
         raise FileNotFoundError(f"cannot read {path}")
     return np.asarray(image, dtype=np.uint8)
-
-
-def _mean_side(corners: np.ndarray) -> float:
-    c = np.asarray(corners, dtype=np.float64)
-    return float(np.mean([np.linalg.norm(c[(i + 1) % 4] - c[i]) for i in range(4)]))
 
 
 def _same_shape(a: tuple[int, int], b: tuple[int, int]) -> bool:

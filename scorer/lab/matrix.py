@@ -35,7 +35,7 @@ import numpy as np
 from scorer.detect.params import DEFAULT as DETECT_DEFAULT
 from scorer.detect.params import DetectParams, with_overrides
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
-from scorer.lab.evaluate_photos import match_kingdoms
+from scorer.lab.matching import match_kingdoms
 from scorer.lab.scene_conditions import CONDITIONS
 from scorer.lab.synth import Scene, make_scene
 from scorer.pipeline import score_photo
