@@ -55,6 +55,9 @@ class ReadParams:
     strip_in_photo: float = 0.8
     """Share of a strip's corners' box (0–1) that must lie in the photo for it to count."""
 
+    unseen_beyond: float = 0.0
+    """Tile probability (0–1) taken for a strip beyond an outline that lies outside the photo."""
+
     decisive_doubtful: int = 1
     """Doubtful squares whose other reading would change the total, from which it is unconfirmed."""
 

@@ -11,8 +11,9 @@ them for a photo cropped to the kingdom. Each is read, and scored by one sum
   forces one), and where the reading breaks the 48-domino tile set (decoding
   then changes a square);
 - less ``beyond_weight`` times the tile probability of the strip of squares just
-  outside its most tiled side, where that strip lies in the photo: an outline
-  that leaves tiles outside is part of a kingdom;
+  outside its most tiled side: an outline that leaves tiles outside is part of a
+  kingdom. A strip outside the photo cannot be read and counts as
+  ``unseen_beyond``: the photo does not show whether the kingdom ends there;
 - less ``violation_weight`` for each way the decoded kingdom still breaks the
   tile set (:func:`scorer.rules.scoring.tileset_violations`), as a grid too large
   does.
@@ -204,7 +205,8 @@ def beyond_tiles(
 ) -> float:
     """The mean tile probability of the strip beyond the outline's most tiled side.
 
-    Only strips lying in the photo (``params.strip_in_photo``) count; 0 when none does.
+    Only strips lying in the photo (``params.strip_in_photo``) are read; one outside it
+    counts as ``params.unseen_beyond``.
 
     Parameters
     ----------
@@ -224,6 +226,7 @@ def beyond_tiles(
     most = 0.0
     for strip in beyond_side(location).values():
         if _in_photo(strip.corners, image_shape) < params.strip_in_photo:
+            most = max(most, params.unseen_beyond)
             continue
         proba = read_strip(strip)
         most = max(most, float(np.mean(1.0 - proba[:, empty_index])))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from scorer.lab.scene_conditions import CONDITIONS
 from scorer.lab.synth import make_scene
 from scorer.pipeline import score_photo
 from scorer.read.classify import BoardPrediction, predict_from_probabilities
+from scorer.read.params import DEFAULT
 from scorer.read.verify import (
     beyond_tiles,
     decoded_log_probability,
@@ -77,6 +79,25 @@ def test_only_strips_in_the_photo_count_beyond() -> None:
     assert beyond_tiles(inside, _strip_reader(0.7), EMPTY_INDEX, (600, 600)) == pytest.approx(0.7)
     frame = box(0, 0, 600, 600, (3, 3))  # every strip lies outside the photo
     assert beyond_tiles(frame, _strip_reader(0.7), EMPTY_INDEX, (600, 600)) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("corners", "tile_chance", "expected"),
+    [
+        ((100, 100, 400, 400), 0.7, 0.7),  # every strip in the photo: as read
+        ((100, 100, 400, 400), 0.2, 0.2),
+        ((0, 0, 600, 600), 0.7, 0.5),  # every strip outside: unseen
+        ((0, 100, 300, 400), 0.2, 0.5),  # the left strip outside: the most of both
+        ((0, 100, 300, 400), 0.7, 0.7),
+    ],
+)
+def test_a_strip_outside_the_photo_counts_as_unseen(
+    corners: tuple[float, float, float, float], tile_chance: float, expected: float
+) -> None:
+    params = replace(DEFAULT, unseen_beyond=0.5)
+    location = box(*corners, (3, 3))
+    read = _strip_reader(tile_chance)
+    assert beyond_tiles(location, read, EMPTY_INDEX, (600, 600), params) == pytest.approx(expected)
 
 
 def _fixed(reads: dict[int, tuple[BoardLocation, np.ndarray, BoardPrediction]]):  # type: ignore[no-untyped-def]
