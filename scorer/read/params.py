@@ -56,7 +56,7 @@ class ReadParams:
     """Share of a strip's corners' box (0–1) that must lie in the photo for it to count."""
 
     unseen_beyond: float = 0.0
-    """Tile probability (0–1) taken for a strip beyond an outline that lies outside the photo."""
+    """Tile probability (0–1) taken for the part outside the photo of a strip beyond an outline."""
 
     decisive_doubtful: int = 1
     """Doubtful squares whose other reading would change the total, from which it is unconfirmed."""

@@ -12,8 +12,9 @@ them for a photo cropped to the kingdom. Each is read, and scored by one sum
   then changes a square);
 - less ``beyond_weight`` times the tile probability of the strip of squares just
   outside its most tiled side: an outline that leaves tiles outside is part of a
-  kingdom. A strip outside the photo cannot be read and counts as
-  ``unseen_beyond``: the photo does not show whether the kingdom ends there;
+  kingdom. A strip mostly outside the photo is not read, and the part of it
+  outside counts as ``unseen_beyond``: the photo does not show whether the kingdom
+  ends there;
 - less ``violation_weight`` for each way the decoded kingdom still breaks the
   tile set (:func:`scorer.rules.scoring.tileset_violations`), as a grid too large
   does.
@@ -205,8 +206,8 @@ def beyond_tiles(
 ) -> float:
     """The mean tile probability of the strip beyond the outline's most tiled side.
 
-    Only strips lying in the photo (``params.strip_in_photo``) are read; one outside it
-    counts as ``params.unseen_beyond``.
+    Only strips lying in the photo (``params.strip_in_photo``) are read; of one that does
+    not, the part outside the photo counts as ``params.unseen_beyond`` and the rest as table.
 
     Parameters
     ----------
@@ -225,8 +226,9 @@ def beyond_tiles(
     """
     most = 0.0
     for strip in beyond_side(location).values():
-        if _in_photo(strip.corners, image_shape) < params.strip_in_photo:
-            most = max(most, params.unseen_beyond)
+        shown = _in_photo(strip.corners, image_shape)
+        if shown < params.strip_in_photo:
+            most = max(most, params.unseen_beyond * (1.0 - shown))
             continue
         proba = read_strip(strip)
         most = max(most, float(np.mean(1.0 - proba[:, empty_index])))

@@ -74,11 +74,12 @@ def _strip_reader(tile_chance: float):  # type: ignore[no-untyped-def]
     return read
 
 
-def test_only_strips_in_the_photo_count_beyond() -> None:
+def test_only_strips_in_the_photo_are_read_beyond() -> None:
     inside = box(100, 100, 400, 400, (3, 3))
     assert beyond_tiles(inside, _strip_reader(0.7), EMPTY_INDEX, (600, 600)) == pytest.approx(0.7)
-    frame = box(0, 0, 600, 600, (3, 3))  # every strip lies outside the photo
-    assert beyond_tiles(frame, _strip_reader(0.7), EMPTY_INDEX, (600, 600)) == 0.0
+    frame = box(0, 0, 600, 600, (3, 3))  # every strip lies outside the photo: none is read
+    params = replace(DEFAULT, unseen_beyond=0.0)
+    assert beyond_tiles(frame, _strip_reader(0.7), EMPTY_INDEX, (600, 600), params) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -89,9 +90,11 @@ def test_only_strips_in_the_photo_count_beyond() -> None:
         ((0, 0, 600, 600), 0.7, 0.5),  # every strip outside: unseen
         ((0, 100, 300, 400), 0.2, 0.5),  # the left strip outside: the most of both
         ((0, 100, 300, 400), 0.7, 0.7),
+        # the bottom strip 40 of its 153⅓ pixels in the photo: the rest unseen
+        ((100, 100, 400, 560), 0.2, 0.5 * (1 - 40 / (460 / 3))),
     ],
 )
-def test_a_strip_outside_the_photo_counts_as_unseen(
+def test_the_part_of_a_strip_outside_the_photo_counts_as_unseen(
     corners: tuple[float, float, float, float], tile_chance: float, expected: float
 ) -> None:
     params = replace(DEFAULT, unseen_beyond=0.5)
