@@ -32,10 +32,10 @@ from scorer.detect.params import DEFAULT as DETECT_DEFAULT
 from scorer.detect.params import DetectParams
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
 from scorer.lab.matching import (
-    _rotation_matches,
     best_rotation_matches,
     match_kingdoms,
     placed_matches,
+    rotation_matches,
 )
 from scorer.lab.synth import Scene, make_scene
 from scorer.pipeline import (
@@ -246,12 +246,11 @@ def evaluate_scene(
         found = find_kingdoms(scene.image, params=params)
     except BoardNotFoundError:
         found = []
-    reports = [classify.report(scene.image, loc) for loc in found] if classify is not None else []
-    readings: list[tuple[BoardLocation, BoardPrediction | None]] = (
-        [(r.location, r.prediction) for r in reports]
-        if classify is not None
-        else [(loc, None) for loc in found]
-    )
+    reports: list[KingdomReport] = []
+    readings: list[tuple[BoardLocation, BoardPrediction | None]] = [(loc, None) for loc in found]
+    if classify is not None:
+        reports = [classify.report(scene.image, loc) for loc in found]
+        readings = [(r.location, r.prediction) for r in reports]
     results = []
     match = match_kingdoms([loc for loc, _ in readings], scene.kingdoms)
     for truth, (index, best_err) in zip(scene.kingdoms, match, strict=True):
@@ -270,7 +269,7 @@ def evaluate_scene(
             result.cells = truth.kingdom.height * truth.kingdom.width
             if ok and best is not None and best[1] is not None and result.shape_ok:
                 prediction = best[1]
-                right, wrong_flagged = _rotation_matches(
+                right, wrong_flagged = rotation_matches(
                     prediction.kingdom, truth.kingdom, prediction.doubtful
                 )
                 result.cells_correct, result.wrong_flagged = right, wrong_flagged

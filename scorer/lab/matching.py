@@ -124,10 +124,10 @@ def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def best_rotation_matches(found: Kingdom, truth: Kingdom) -> int:
     """Squares equal between two kingdoms under the best of the four rotations."""
-    return _rotation_matches(found, truth)[0]
+    return rotation_matches(found, truth)[0]
 
 
-def _rotation_matches(
+def rotation_matches(
     found: Kingdom, truth: Kingdom, flagged: frozenset[Position] = frozenset()
 ) -> tuple[int, int]:
     """Squares right under the best of the four rotations of ``found``, and how many

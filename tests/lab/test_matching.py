@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from scorer.detect import BoardLocation
-from scorer.lab.matching import _rotation_matches, corner_error, match_kingdoms, placed_matches
+from scorer.lab.matching import corner_error, match_kingdoms, placed_matches, rotation_matches
 from scorer.lab.synth import SceneKingdom
 from scorer.rules.kingdom import Kingdom
 
@@ -106,4 +106,4 @@ def test_flags_follow_the_best_rotation(turns: int) -> None:
     for _ in range(turns):  # the same reading, photographed turned
         read = read.rotate()
         doubtful = {(c, read.height - 1 - r) for r, c in doubtful}
-    assert _rotation_matches(read, truth, frozenset(doubtful)) == (7, 1)
+    assert rotation_matches(read, truth, frozenset(doubtful)) == (7, 1)
