@@ -108,7 +108,7 @@ def verified_outline(
         Lowest probability whose log a square adds
         (:attr:`scorer.read.params.ReadParams.clarity_floor`).
     params : ReadParams
-        ``beyond_weight``, ``violation_weight`` and ``strip_in_photo``.
+        ``beyond_weight``, ``violation_weight``, ``strip_in_photo`` and ``unseen_beyond``.
 
     Returns
     -------
@@ -218,7 +218,7 @@ def beyond_tiles(
         Index of the empty label among the probabilities.
     image_shape : tuple of int
     params : ReadParams
-        ``beyond_weight``, ``violation_weight`` and ``strip_in_photo``.
+        ``strip_in_photo`` and ``unseen_beyond``.
 
     Returns
     -------
