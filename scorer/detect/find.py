@@ -416,7 +416,7 @@ def _with_plausible_alternatives(
     square grids a kingdom may have over any of its outlines whose grid no kingdom has
     (:func:`scorer.detect.geometry.kingdom_grids`): inside it, where a hand or a row of table
     taken in with the tiles makes a 6×5 outline round a 5×5 kingdom, and reaching
-    ``outlines.grow_rows`` rows beyond it (none by default), where a shadow or a patterned
+    ``outlines.grow_rows`` rows beyond it, where a shadow or a patterned
     table hid the seams of the last row and left a 5×4 outline on a 5×5 kingdom. Each side
     is moved onto the edge nearest it (the outline's squares are a little off where it
     spans more or less than the kingdom). Reading weighs them all

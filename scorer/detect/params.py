@@ -310,7 +310,7 @@ class OutlinesParams:
     max_alternatives: int = 4
     """Most alternative outlines kept for one kingdom, clearest seams first."""
 
-    grow_rows: int = 0
+    grow_rows: int = 1
     """Most rows (and columns) by which a kingdom-sized grid laid over an outline that is no
     kingdom's grid may reach beyond it (:func:`scorer.detect.geometry.kingdom_grids`); 0 lays
     them inside it only."""

@@ -49,6 +49,7 @@ from scorer.read.light import (
     plausible_light,
 )
 from scorer.read.params import DEFAULT, ReadParams
+from scorer.read.sides import side_sharpness
 from scorer.read.unreadable import squares_unlike_table, unreadable_squares, with_unreadable
 from scorer.read.verify import verified_outline
 from scorer.rules.kingdom import (
@@ -148,6 +149,7 @@ def read_and_correct(
             better_by=params.clearer_by,
             floor=params.clarity_floor,
             params=params,
+            sides=lambda loc: side_sharpness(image, loc, params.strip_in_photo),
         )
     location, board, prediction = reading
     seen = board if taken is image else rectify(taken, location, square_px)  # as photographed

@@ -58,6 +58,9 @@ class ReadParams:
     unseen_beyond: float = 0.0
     """Tile probability (0–1) taken for the part outside the photo of a strip beyond an outline."""
 
+    edge_weight: float = 0.1
+    """Weight (nats) of the log of how much fainter a candidate's weakest side is than its seams."""
+
     decisive_doubtful: int = 1
     """Doubtful squares whose other reading would change the total, from which it is unconfirmed."""
 

@@ -17,7 +17,10 @@ them for a photo cropped to the kingdom. Each is read, and scored by one sum
   ends there;
 - less ``violation_weight`` for each way the decoded kingdom still breaks the
   tile set (:func:`scorer.rules.scoring.tileset_violations`), as a grid too large
-  does.
+  does;
+- less ``edge_weight`` times the log of how much fainter its weakest side is than
+  its seams (:func:`scorer.read.sides.side_sharpness`), where fainter: a side on bare
+  table, as a grid grown a row into the table has, is no kingdom's edge.
 
 The first outline stands unless another scores higher by more than
 ``ReadParams.clearer_by``. Reading stays out of detection: this module is called from
@@ -66,6 +69,8 @@ class Hypothesis:
         The tile probability (0–1) of the strip beyond its most tiled side.
     violations : int
         Ways the decoded kingdom breaks the tile set.
+    edge : float or None
+        Its weakest side's contrast relative to its seams; None where not measured.
     """
 
     location: BoardLocation
@@ -73,6 +78,7 @@ class Hypothesis:
     clarity: float
     beyond: float
     violations: int
+    edge: float | None = None
 
 
 def verified_outline(
@@ -85,6 +91,7 @@ def verified_outline(
     better_by: float,
     floor: float,
     params: ReadParams = DEFAULT,
+    sides: Callable[[BoardLocation], float | None] | None = None,
 ) -> tuple[BoardLocation | None, R, tuple[Hypothesis, ...]]:
     """The reading of whichever candidate outline of a kingdom scores best.
 
@@ -108,7 +115,11 @@ def verified_outline(
         Lowest probability whose log a square adds
         (:attr:`scorer.read.params.ReadParams.clarity_floor`).
     params : ReadParams
-        ``beyond_weight``, ``violation_weight``, ``strip_in_photo`` and ``unseen_beyond``.
+        ``beyond_weight``, ``violation_weight``, ``edge_weight``, ``strip_in_photo`` and
+        ``unseen_beyond``.
+    sides : callable, optional
+        The weakest side's contrast relative to the seams of an outline
+        (:func:`scorer.read.sides.side_sharpness`); without it no edge term is counted.
 
     Returns
     -------
@@ -122,13 +133,13 @@ def verified_outline(
     """
     if not found.alternatives:
         return None, first, ()
-    best = _scored(first, read_strip, image_shape, floor, params)
+    best = _scored(first, read_strip, image_shape, floor, params, sides)
     hypotheses = [best]
     outline: BoardLocation | None = None
     reading = first
     for other in found.alternatives:
         candidate = read(other)
-        scored = _scored(candidate, read_strip, image_shape, floor, params)
+        scored = _scored(candidate, read_strip, image_shape, floor, params, sides)
         hypotheses.append(scored)
         if _margin(scored, best, params) > better_by:
             outline, reading, best = other, candidate, scored
@@ -136,7 +147,11 @@ def verified_outline(
 
 
 def hypothesis_score(
-    prediction: BoardPrediction, beyond: float, floor: float, params: ReadParams = DEFAULT
+    prediction: BoardPrediction,
+    beyond: float,
+    floor: float,
+    params: ReadParams = DEFAULT,
+    edge: float | None = None,
 ) -> float:
     """The score of one candidate outline: higher is more likely the kingdom.
 
@@ -149,7 +164,10 @@ def hypothesis_score(
     floor : float
         Lowest probability whose log a square adds.
     params : ReadParams
-        ``beyond_weight``, ``violation_weight`` and ``strip_in_photo``.
+        ``beyond_weight``, ``violation_weight`` and ``edge_weight``.
+    edge : float, optional
+        The weakest side's contrast relative to the seams (:mod:`scorer.read.sides`);
+        below 1 it costs ``edge_weight`` times its log, floored at ``floor``.
 
     Returns
     -------
@@ -163,13 +181,28 @@ def hypothesis_score(
     >>> sure[..., ALL_CELLS.index(CASTLE)] = 1.0
     >>> hypothesis_score(predict_from_probabilities(sure), 0.5, 1e-6)
     -0.25
+    >>> from dataclasses import replace
+    >>> faint = replace(DEFAULT, edge_weight=0.1)  # a side a tenth as sharp as the seams
+    >>> round(hypothesis_score(predict_from_probabilities(sure), 0.0, 1e-6, faint, 0.1), 3)
+    -0.23
     """
     violations = len(tileset_violations(prediction.kingdom))
     return (
         decoded_log_probability(prediction, floor)
         - params.beyond_weight * beyond
         - params.violation_weight * violations
+        - params.edge_weight * faintness(edge, floor)
     )
+
+
+def faintness(edge: float | None, floor: float) -> float:
+    """How much fainter (nats) an outline's weakest side is than its seams: 0 when it is as
+    sharp or sharper, or was not measured.
+
+    >>> faintness(0.5, 1e-6) == float(np.log(2)), faintness(1.5, 1e-6), faintness(None, 1e-6)
+    (True, 0.0, 0.0)
+    """
+    return 0.0 if edge is None else max(0.0, -float(np.log(max(edge, floor))))
 
 
 def decoded_log_probability(prediction: BoardPrediction, floor: float) -> float:
@@ -241,18 +274,21 @@ def _scored(
     image_shape: tuple[int, ...],
     floor: float,
     params: ReadParams,
+    sides: Callable[[BoardLocation], float | None] | None = None,
 ) -> Hypothesis:
     """One reading as a scored hypothesis."""
     location, _, prediction = reading
     beyond = beyond_tiles(
         location, read_strip, prediction.classes.index(EMPTY), image_shape, params
     )
+    edge = sides(location) if sides is not None and params.edge_weight else None
     return Hypothesis(
         location,
-        hypothesis_score(prediction, beyond, floor, params),
+        hypothesis_score(prediction, beyond, floor, params, edge),
         decoded_log_probability(prediction, floor),
         beyond,
         len(tileset_violations(prediction.kingdom)),
+        edge,
     )
 
 
@@ -260,14 +296,19 @@ def _margin(challenger: Hypothesis, holder: Hypothesis, params: ReadParams) -> f
     """How much better ``challenger`` scores than ``holder``.
 
     Two outlines of one grid shape whose corners lie within half a square of each other
-    cover the same squares: the strips beyond them hold the same table and tiles, and what
-    differs there is only the sampling of a shifted strip. Between such outlines only the
-    reading and the tile set count; the strip beyond decides between outlines of different
-    extent (a grid inside the kingdom against the whole frame).
+    cover the same squares: the strips beyond them hold the same table and tiles, and their
+    sides the same edges, and what differs there is only the sampling of a shifted strip or
+    line. Between such outlines only the reading and the tile set count; the strip beyond
+    and the sides decide between outlines of different extent (a grid inside the kingdom
+    against the whole frame, a grid grown a row into the table against the kingdom's own).
     """
     margin = challenger.score - holder.score
     if same_squares(challenger.location, holder.location):
+        floor = params.clarity_floor
         margin += params.beyond_weight * (challenger.beyond - holder.beyond)
+        margin += params.edge_weight * (
+            faintness(challenger.edge, floor) - faintness(holder.edge, floor)
+        )
     return margin
 
 

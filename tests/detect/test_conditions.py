@@ -152,6 +152,29 @@ def test_a_hand_joined_to_the_tiles_still_leaves_the_kingdom_found(
     _assert_hidden_flagged(_scene("hand", boards, seed=seed))
 
 
+@pytest.mark.parametrize(
+    ("name", "seed", "kingdom", "partner"),
+    [
+        # The shadow hides the seams of the last column: the outline is a 5×4. The 5×5
+        # grids over it reaching one column beyond are weighed too, and one reads as the
+        # kingdom; the grid grown the other way has a side on bare table and loses.
+        ("shadow_half", 5013, "48", "50"),
+        # A 6×5 outline that takes in a row of bare table reads as surely as the kingdom's
+        # own 5×5 (the table reads surely as empty); its side on the table is the faint one.
+        ("dim_warm", 5006, "27", "35"),
+    ],
+)
+def test_a_grid_is_weighed_by_how_sharp_its_sides_are(
+    shared_data: Path, name: str, seed: int, kingdom: str, partner: str
+) -> None:
+    # Two kingdoms of the condition matrix (scorer.lab.matrix), read with the committed
+    # model: found with a wrong grid before the grids grown over a short outline were
+    # weighed and the faint side counted (scorer.read.sides).
+    loaded = {b.name: b for b in load_aau_boards(shared_data)}
+    scene = make_scene(seed, [loaded[kingdom], loaded[partner]], condition=CONDITIONS[name])
+    _assert_exact(scene)
+
+
 def test_cut_by_frame_never_confirmed(boards: list[Board]) -> None:
     scene = _scene("cut_by_frame", boards)
     assert scene.kingdoms[0].cut

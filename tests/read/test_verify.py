@@ -173,3 +173,36 @@ def test_a_cropped_photo_reads_as_the_whole_kingdom(shared_data: Path) -> None:
     scene = make_scene(7, boards, condition=CONDITIONS["cropped_edge"])
     (kingdom,) = score_photo(scene.image).kingdoms
     assert kingdom.location.shape == scene.kingdoms[0].shape
+
+
+@pytest.mark.parametrize(("edge_weight", "grown_taken"), [(0.0, True), (0.1, False)])
+def test_a_grid_grown_onto_bare_table_loses_by_its_faint_side(
+    edge_weight: float, grown_taken: bool
+) -> None:
+    # The grown grid reads more surely (its added row of table reads surely as empty),
+    # but its weakest side is a tenth as sharp as its seams: by hand, 0.1 × ln(10) = 0.23
+    # off its score, more than its clearer reading gains (ln 0.95 − ln 0.8 = 0.17).
+    board = np.zeros((1, 1, 3), np.uint8)
+    grown = box(100, 100, 400, 500, (4, 3))
+    found = BoardLocation(box(100, 100, 400, 400, (3, 3)).corners, (3, 3), alternatives=(grown,))
+    first = reading_of([WHEAT] * 4 + [CASTLE] + [FOREST] * 4, 0.8, (3, 3))
+    more = reading_of([WHEAT] * 4 + [CASTLE] + [FOREST] * 4 + [EMPTY] * 3, 0.95, (4, 3))
+
+    def sharpness(loc: BoardLocation) -> float:
+        return 0.1 if loc is grown else 1.5
+
+    params = replace(DEFAULT, edge_weight=edge_weight)
+    outline, _, hypotheses = verified_outline(
+        found,
+        (found, board, first),
+        _fixed({id(grown): (grown, board, more)}),
+        _strip_reader(0.0),
+        (600, 600),
+        better_by=0.03,
+        floor=1e-6,
+        params=params,
+        sides=sharpness,
+    )
+    assert (outline is grown) is grown_taken
+    expected = (0.1, 1.5) if edge_weight else (None, None)
+    assert (hypotheses[1].edge, hypotheses[0].edge) == expected
