@@ -70,11 +70,6 @@ def side_sharpness(image: np.ndarray, location: BoardLocation, in_photo: float) 
     """
     rows, cols = location.shape
     to_photo = grid_homography(np.asarray(location.corners, np.float64), location.shape)
-    inner = [_contrast(image, to_photo, True, y, cols, in_photo) for y in range(1, rows)]
-    inner += [_contrast(image, to_photo, False, x, rows, in_photo) for x in range(1, cols)]
-    seams = [c for c in inner if c is not None]
-    if not seams:
-        return None
     sides = [
         _contrast(image, to_photo, True, 0, cols, in_photo),
         _contrast(image, to_photo, True, rows, cols, in_photo),
@@ -82,7 +77,12 @@ def side_sharpness(image: np.ndarray, location: BoardLocation, in_photo: float) 
         _contrast(image, to_photo, False, cols, rows, in_photo),
     ]
     measured = [c for c in sides if c is not None]
-    if not measured:
+    if not measured:  # the whole frame of a cropped photo: its seams need not be measured
+        return None
+    inner = [_contrast(image, to_photo, True, y, cols, in_photo) for y in range(1, rows)]
+    inner += [_contrast(image, to_photo, False, x, rows, in_photo) for x in range(1, cols)]
+    seams = [c for c in inner if c is not None]
+    if not seams:
         return None
     return min(measured) / max(float(median(np.asarray(seams))), _FLOOR)
 
@@ -117,7 +117,7 @@ def _side(
     offsets = np.array([-SPREAD, 0.0, SPREAD])
     du, dv = (g.ravel() for g in np.meshgrid(offsets, offsets))
     u = along[:, None] + du[None]  # along the line
-    v = at + dv[None] + 0 * u  # across it
+    v = np.broadcast_to(at + dv[None], u.shape)  # across it
     grid = np.stack([u, v] if across_rows else [v, u], axis=-1).reshape(1, -1, 2)
     points = cv2.perspectiveTransform(grid, to_photo).reshape(len(along), 9, 2)
     height, width = image.shape[:2]
