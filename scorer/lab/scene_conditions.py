@@ -350,12 +350,17 @@ def hidden_squares(
 def motion_blur(rng: _Rng, photo: _Image) -> _Image:
     """A straight smear of 0.8% to 1.5% of the photo's long side, in a random direction."""
     length = max(3, int(rng.uniform(0.008, 0.015) * max(photo.shape[:2])))
+    return smear(photo, length, rng.uniform(0, 180))
+
+
+def smear(image: _Image, length: int, angle: float) -> _Image:
+    """``image`` moved ``length`` pixels along ``angle`` (degrees) while it was exposed."""
     kernel = np.zeros((length, length), np.float32)
     kernel[length // 2, :] = 1.0
-    turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
+    turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle, 1.0)
     kernel = np.asarray(cv2.warpAffine(kernel, turn, (length, length)), np.float32)
     kernel /= kernel.sum()
-    return np.asarray(cv2.filter2D(photo, -1, kernel), dtype=np.uint8)
+    return np.asarray(cv2.filter2D(image, -1, kernel), dtype=np.uint8)
 
 
 def crop_box(

@@ -6,8 +6,8 @@
 table and background) and of ``mighty-duel/tiles/``. Each crop is seen as it
 is and in two jittered copies (a random 90° turn, light, colour, blur, a few
 pixels of seam drift); the second copy is also degraded as a phone photo
-degrades a square (tilt, light gradient, shadow, glare, a smaller size, blur,
-noise, JPEG). The squares of :data:`SCENES` synthetic table photos built from
+degrades a square (tilt, light gradient, a shadow, a smear, glare, a smaller size,
+blur, noise, JPEG). The squares of :data:`SCENES` synthetic table photos built from
 the ``aau-boards`` (:mod:`scorer.lab.synth`), cut through their true corners, are
 added as they are: a square as the pipeline cuts it from a photo, with the
 scene's light, perspective and camera. Training is seeded, so the same data
@@ -44,6 +44,7 @@ from scorer.detect import BoardLocation, rectify
 from scorer.lab import datasets
 from scorer.lab.datasets import Tile
 from scorer.lab.fit import fit_cell_classifier, learn_visual_words
+from scorer.lab.scene_conditions import smear
 from scorer.lab.synth import degrade, make_scene
 from scorer.read.cells import (
     FEATURE_SIZE,
@@ -126,6 +127,23 @@ DIM_SHARE: Final = 0.25
 
 DIM: Final = (0.35, 0.8)
 """Range of the exposure gain of a dim copy (log-uniform)."""
+
+SHADOW_SHARE: Final = 0.25
+"""Share of photo-like copies with a shadow's edge across or beside the square."""
+
+SHADOW: Final = (0.15, 0.7)
+"""Range of the share of the light a shadow takes: a soft shade up to direct sun against the
+sky's light left in the shade."""
+
+SHADOW_CAST: Final = 0.2
+"""Largest log gain (nats) of blue over red in a shadow, which the sky lights."""
+
+SMEAR_SHARE: Final = 0.15
+"""Share of photo-like copies taken by a moving phone (see :func:`_smeared`)."""
+
+SMEAR: Final = (0.03, 0.15)
+"""Range of the length of a copy's smear, in sides of its square: the matrix's motion blur
+(0.8–1.5% of a 12 MP photo's long side) smears a square seen 300 pixels across by 10%."""
 
 HUE_SHIFT: Final = (2.0, 2.5)
 """Largest hue shift (OpenCV units, 180 to a turn) of a jittered copy: plain, photo-like.
@@ -497,7 +515,7 @@ def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) ->
 
     With ``photo``, also what a phone photo does to a square once the board is
     rectified: a slight rotation and perspective, a light gradient across the
-    square, sometimes a shadow edge, a glare spot or over-exposure, a smaller
+    square, sometimes a shadow edge, a smear, a glare spot or over-exposure, a smaller
     image resampled back up, sensor noise and JPEG compression.
     """
     h, w = image.shape[:2]
@@ -521,6 +539,8 @@ def augment(image: np.ndarray, rng: np.random.Generator, photo: bool = False) ->
         sigma = rng.uniform(0.0, 1.5) * max(h, w) / 64
         return cv2.GaussianBlur(out, (0, 0), sigma) if sigma > 0.3 else out
     out = _photo_light(out, rng)
+    if rng.random() < SMEAR_SHARE:
+        out = _smeared(out, rng)
     if rng.random() < CAST_SHARE:
         out = _in_other_light(out, rng)
     if rng.random() < OVEREXPOSED_SHARE:
@@ -537,6 +557,13 @@ def _in_other_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     tint = rng.uniform(-0.05, 0.05)
     gains = np.exp([-warm / 2, tint, warm / 2])  # B, G, R
     return np.asarray(np.clip(image.astype(np.float32) * gains, 0, 255), np.uint8)
+
+
+def _smeared(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The square as a phone moving while it took the photo records it: smeared in a straight
+    line of :data:`SMEAR` sides, in any direction."""
+    length = max(2, round(rng.uniform(*SMEAR) * max(image.shape[:2])))
+    return smear(image, length, rng.uniform(0, 180))
 
 
 def _dim(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -594,12 +621,14 @@ def _photo_light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     angle = rng.uniform(0, 2 * np.pi)
     ramp = ((xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle)) / side
     img *= (1 + rng.uniform(-0.25, 0.25) * ramp)[..., None]
-    if rng.random() < 0.15:
+    if rng.random() < SHADOW_SHARE:
         angle = rng.uniform(0, 2 * np.pi)
         offset = rng.uniform(-0.4, 0.4) * side
         across = (xx - w / 2) * np.cos(angle) + (yy - h / 2) * np.sin(angle) - offset
         edge = 1 / (1 + np.exp(-across / (rng.uniform(0.03, 0.15) * side)))
-        img *= (1 - rng.uniform(0.15, 0.35) * edge)[..., None]
+        bluer = rng.uniform(0.0, SHADOW_CAST)
+        shade = (1 - rng.uniform(*SHADOW)) * np.exp([bluer / 2, 0.0, -bluer / 2])  # B, G, R
+        img *= 1 + edge[..., None] * (shade - 1)
     if rng.random() < 0.15:
         cx, cy = rng.uniform([0, 0], [w, h])
         radius = rng.uniform(0.1, 0.45) * side

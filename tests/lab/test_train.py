@@ -58,6 +58,38 @@ def test_photo_like_copy_loses_the_fine_detail_of_a_large_crop() -> None:
     assert detail < 0.2 * float(np.abs(cv2.Laplacian(image, cv2.CV_32F)).mean())
 
 
+def test_a_shadow_takes_up_to_most_of_the_light_and_is_bluer() -> None:
+    # A grey square: the light's gradient alone leaves every pixel above 1 - 0.25 / √2 of
+    # its grey (over 100 of 128), and a glare spot only adds light. Darker pixels are shade.
+    grey = np.full((60, 60, 3), 128, np.uint8)
+    rng = np.random.default_rng(0)
+    darkest = []
+    for _ in range(400):
+        out = train._photo_light(grey, rng).astype(np.int32)
+        pixel = out[np.unravel_index(out[..., 1].argmin(), out.shape[:2])]
+        darkest.append(pixel[1])
+        if pixel[1] < 100:
+            assert pixel[0] >= pixel[2]  # the sky-lit shade is bluer, never redder
+    shaded = sum(g < 100 for g in darkest)
+    assert 0.5 * train.SHADOW_SHARE * 400 <= shaded <= 1.2 * train.SHADOW_SHARE * 400
+    assert min(darkest) < 0.45 * 128  # a hard shadow takes more than half the light
+
+
+def test_a_smeared_copy_draws_a_dot_out_into_a_line() -> None:
+    dot = np.zeros((101, 101, 3), np.uint8)
+    dot[50, 50] = 255
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        out = train._smeared(dot, rng)[..., 0].astype(np.float64)
+        ys, xs = np.nonzero(out)
+        spread = np.linalg.eigvalsh(np.cov(np.stack([ys, xs]), aweights=out[ys, xs]))
+        # A line: its length, from the spread along it (a uniform segment of length L has
+        # variance L² / 12), within SMEAR sides; hardly any spread across it.
+        length = np.sqrt(12 * spread[1])
+        assert train.SMEAR[0] * 101 - 2 <= length <= train.SMEAR[1] * 101 + 2
+        assert spread[0] < 0.1 * spread[1] + 0.5
+
+
 class _Constant:
     def __init__(self, token: str) -> None:
         self.token = token
