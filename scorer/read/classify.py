@@ -203,7 +203,8 @@ def doubtful_squares(
 
     The castle is certain from the tile set (a kingdom has exactly one), so the square read as
     the castle is flagged only when its own evidence is weak: when its own most probable
-    reading is not the castle. A low confidence alone does not flag it.
+    reading is not the castle. A low confidence alone does not flag it here: reading
+    (:mod:`scorer.read.corrections`) flags it with the squares where the castle may stand.
 
     Parameters
     ----------

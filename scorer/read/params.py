@@ -93,6 +93,10 @@ class ReadParams:
     castle_within: float = 6.0
     """Extra cost (nats) of a grid with the castle at a square within which it may stand there."""
 
+    # The tile set promises one castle, not where it stands.
+    castle_doubted: bool = True
+    """Whether a castle read under ``doubt_below`` makes the squares where it may stand doubtful."""
+
     light_clearer_by: float = 0.0
     """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
 

@@ -599,6 +599,29 @@ def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
     probs[0, 1, ALL_CELLS.index(Cell.parse("W0"))] = 0.3
     read = predict_from_probabilities(probs)
     assert read.kingdom.format() == "L1 C" and read.doubtful == frozenset()
-    assert _with_castle_doubts(read, DEFAULT).doubtful == frozenset()
+    exempt = replace(DEFAULT, castle_doubted=False)  # the castle's 0.6 alone is no doubt
+    assert _with_castle_doubts(read, exempt).doubtful == frozenset()
     moved = replace(read, doubtful=frozenset({(0, 1)}))  # the lights disagree on the castle
-    assert _with_castle_doubts(moved, DEFAULT).doubtful == {(0, 0), (0, 1)}
+    assert _with_castle_doubts(moved, exempt).doubtful == {(0, 0), (0, 1)}
+
+
+@pytest.mark.parametrize(("castle_doubted", "doubtful"), [(False, set()), (True, {(0, 0), (0, 1)})])
+def test_a_castle_read_weakly_makes_its_rival_places_doubtful(
+    castle_doubted: bool, doubtful: set[tuple[int, int]]
+) -> None:
+    """The same kingdom as above, the castle read at 0.6 and nothing else in doubt: with
+    ``castle_doubted`` the L1 that could hold the castle is doubtful with it (held-out
+    scene 1468: the castle read on the swamp below it at 0.67, the real one read L1)."""
+    from dataclasses import replace
+
+    from scorer.read.classify import predict_from_probabilities
+    from scorer.read.corrections import _with_castle_doubts
+
+    probs = np.full((1, 2, len(ALL_CELLS)), 0.001)
+    probs[0, 0, ALL_CELLS.index(Cell.parse("L1"))] = 0.85
+    probs[0, 0, ALL_CELLS.index(CASTLE)] = 0.1
+    probs[0, 1, ALL_CELLS.index(CASTLE)] = 0.6
+    probs[0, 1, ALL_CELLS.index(Cell.parse("W0"))] = 0.3
+    read = predict_from_probabilities(probs)
+    params = replace(DEFAULT, castle_doubted=castle_doubted)
+    assert _with_castle_doubts(read, params).doubtful == doubtful
