@@ -581,17 +581,13 @@ def test_where_no_square_looks_like_the_castle_its_possible_places_are_doubtful(
     }
 
 
-def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
-    """The castle's square is doubtful (here: the two lights read it differently) beside a
-    square read L1 that could hold the castle nearly as well: the real castle may be that
-    L1, so it is doubtful too. Without the doubt, nothing is flagged."""
-    from dataclasses import replace
+def _castle_beside_an_l1() -> Any:
+    """A 1×2 kingdom read "L1 C", the castle at 0.6, the L1 nearly as good a castle place.
 
+    Either way one square is left without a partner; the castle on the L1 costs
+    log(0.85 / 0.1) + log(0.6 / 0.3) = 2.83 nats more, within the 6 allowed."""
     from scorer.read.classify import predict_from_probabilities
-    from scorer.read.corrections import _with_castle_doubts
 
-    # Either way one square is left without a partner; the castle on the L1 costs
-    # log(0.85 / 0.1) + log(0.6 / 0.3) = 2.83 nats more, within the 6 allowed.
     probs = np.full((1, 2, len(ALL_CELLS)), 0.001)
     probs[0, 0, ALL_CELLS.index(Cell.parse("L1"))] = 0.85
     probs[0, 0, ALL_CELLS.index(CASTLE)] = 0.1
@@ -599,6 +595,18 @@ def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
     probs[0, 1, ALL_CELLS.index(Cell.parse("W0"))] = 0.3
     read = predict_from_probabilities(probs)
     assert read.kingdom.format() == "L1 C" and read.doubtful == frozenset()
+    return read
+
+
+def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
+    """The castle's square is doubtful (here: the two lights read it differently) beside a
+    square read L1 that could hold the castle nearly as well: the real castle may be that
+    L1, so it is doubtful too. Without the doubt, nothing is flagged."""
+    from dataclasses import replace
+
+    from scorer.read.corrections import _with_castle_doubts
+
+    read = _castle_beside_an_l1()
     exempt = replace(DEFAULT, castle_doubted=False)  # the castle's 0.6 alone is no doubt
     assert _with_castle_doubts(read, exempt).doubtful == frozenset()
     moved = replace(read, doubtful=frozenset({(0, 1)}))  # the lights disagree on the castle
@@ -609,19 +617,12 @@ def test_a_castle_read_with_doubt_makes_its_rival_places_doubtful() -> None:
 def test_a_castle_read_weakly_makes_its_rival_places_doubtful(
     castle_doubted: bool, doubtful: set[tuple[int, int]]
 ) -> None:
-    """The same kingdom as above, the castle read at 0.6 and nothing else in doubt: with
+    """The same kingdom, the castle read at 0.6 and nothing else in doubt: with
     ``castle_doubted`` the L1 that could hold the castle is doubtful with it (held-out
     scene 1468: the castle read on the swamp below it at 0.67, the real one read L1)."""
     from dataclasses import replace
 
-    from scorer.read.classify import predict_from_probabilities
     from scorer.read.corrections import _with_castle_doubts
 
-    probs = np.full((1, 2, len(ALL_CELLS)), 0.001)
-    probs[0, 0, ALL_CELLS.index(Cell.parse("L1"))] = 0.85
-    probs[0, 0, ALL_CELLS.index(CASTLE)] = 0.1
-    probs[0, 1, ALL_CELLS.index(CASTLE)] = 0.6
-    probs[0, 1, ALL_CELLS.index(Cell.parse("W0"))] = 0.3
-    read = predict_from_probabilities(probs)
     params = replace(DEFAULT, castle_doubted=castle_doubted)
-    assert _with_castle_doubts(read, params).doubtful == doubtful
+    assert _with_castle_doubts(_castle_beside_an_l1(), params).doubtful == doubtful
