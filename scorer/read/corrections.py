@@ -44,9 +44,11 @@ from scorer.read.light import (
     NEUTRAL,
     Light,
     corrected,
+    fit_affine,
     fit_light,
     outside_bands,
     plausible_light,
+    square_colours,
 )
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.read.sides import side_sharpness
@@ -113,7 +115,8 @@ def read_and_correct(
     reading : Reading
         The kingdom as read, its outline corrected (:func:`read_rectified`), its board in
         the training light where the photo's light was far from it
-        (:func:`scorer.read.light.outside_bands`) or reads clearer in it (``_tried_light``),
+        (:func:`scorer.read.light.outside_bands`; but a veil of glare, a gain with a lift
+        inside the bands, is only tried: ``_veiled``) or reads clearer in it (``_tried_light``),
         the squares the two lights tried read differently doubtful (on the outline kept),
         and its squares that cannot be read flagged
         (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was found or
@@ -121,6 +124,8 @@ def read_and_correct(
     """
     fitted = fit_light(board, found.shape)
     light, first, other = outside_bands(fitted, params), None, None
+    if light is not NEUTRAL and params.light_lift and _veiled(board, found.shape, fitted, params):
+        light = NEUTRAL  # a veil, not the exposure: tried like a light inside the bands
     if params.light_trial and light is NEUTRAL:
         light, first, other = _tried_light(board, found.shape, fitted, model, params)
     taken = image  # glare is judged in the photo as taken: a darkened highlight is still glare
@@ -169,6 +174,14 @@ def read_and_correct(
     )
 
 
+def _veiled(board: np.ndarray, shape: tuple[int, int], light: Light, params: ReadParams) -> bool:
+    """Whether a light fitted outside the normal bands as a gain lies inside them once a lift
+    is fitted beside the gain (:func:`scorer.read.light.fit_affine`): a veil of glare over
+    the kingdom, which a gain alone takes for a photo exposed too long."""
+    veil = fit_affine(square_colours(board, shape), light, params)
+    return veil.lift is not None and outside_bands(Light(veil.offset), params) is NEUTRAL
+
+
 def _tried_light(
     board: np.ndarray,
     shape: tuple[int, int],
@@ -182,7 +195,7 @@ def _tried_light(
 
     With ``params.light_trial_sure`` off, a board whose every square reads surely as
     photographed is not tried (faster; three more wrong totals in the held-out draw)."""
-    if not plausible_light(light, params) or not np.any(light.offset):
+    if not plausible_light(light, params) or light.neutral:
         return NEUTRAL, None, None
     as_taken = classify_board(board, shape, model, doubt_below=params.doubt_below)
     if not as_taken.doubtful and not params.light_trial_sure:

@@ -66,9 +66,18 @@ class Light:
     offset : numpy.ndarray
         The log gain of each channel (blue, green, red): 0 is the training light,
         ``log(0.35)`` in all three a photo a third as bright.
+    lift : numpy.ndarray, optional
+        Light added to each channel (0–255 levels) over the gain: a veil of glare lifts the
+        dark levels, harsh contrast lowers them. None or zeros: a gain alone.
     """
 
     offset: np.ndarray
+    lift: np.ndarray | None = None
+
+    @property
+    def neutral(self) -> bool:
+        """Whether the light is the training light: nothing to correct."""
+        return not np.any(self.offset) and (self.lift is None or not np.any(self.lift))
 
     @property
     def exposure(self) -> float:
@@ -135,7 +144,8 @@ def fit_light(board: np.ndarray, shape: tuple[int, int]) -> Light:
     -------
     Light
     """
-    return fit_colours(square_colours(board, shape))
+    colours = square_colours(board, shape)
+    return fit_colours(colours)
 
 
 def fit_colours(colours: np.ndarray) -> Light:
@@ -174,6 +184,100 @@ def fit_colours(colours: np.ndarray) -> Light:
             best = (misfit, offset)
     assert best is not None
     return Light(np.asarray(best[1], np.float64))
+
+
+def fit_affine(colours: np.ndarray, light: Light, params: ReadParams = DEFAULT) -> Light:
+    """The light as a gain and a lift in each channel, refined from a fitted gain.
+
+    Each square is matched to the terrain it is nearest under the current light; the
+    squares' mean levels in each channel are then fitted as ``gain × terrain level + lift``
+    by least squares, again without the ``params.lift_trim`` share of squares farthest from
+    the line (a square matched to the wrong terrain), and the matching repeated. It starts
+    from ``light`` and from a veil as deep as the darkest square; the fit whose squares lie
+    nearest their terrains is taken. A veil of glare over the kingdom lifts every
+    level by about the same amount, harsh contrast stretches them about the photo's mean:
+    a gain alone shows neither.
+
+    Parameters
+    ----------
+    colours : numpy.ndarray
+        ``n × 3`` log mean colours of the squares (:func:`square_colours`).
+    light : Light
+        The light fitted as a gain (:func:`fit_colours`).
+    params : ReadParams
+        ``lift_trim``.
+
+    Returns
+    -------
+    Light
+        ``light`` itself where neither start gives a line: the squares match a single
+        terrain level in a channel, or a channel's gain comes out under a tenth.
+
+    Examples
+    --------
+    Squares of the terrain colours, four of each, seen at half the gain under a veil of 60
+    levels:
+
+    >>> terrains = np.exp(np.repeat(terrain_colours()["colours"], 4, axis=0))
+    >>> seen = np.log(terrains * 0.5 + 60)
+    >>> light = fit_affine(seen, fit_colours(seen))
+    >>> np.round(np.exp(light.offset), 2).tolist(), np.round(light.lift).tolist()
+    ([0.5, 0.5, 0.5], [60.0, 60.0, 60.0])
+    """
+    reference = terrain_colours()
+    terrains = reference["colours"]
+    seen = np.exp(colours)
+    best: tuple[float, Light] | None = None
+    # Two starts: the gain alone, and a veil as deep as most of the darkest square's level,
+    # under the grey-world gain of what it leaves.
+    veil = 0.8 * seen.min(axis=0)
+    grey = median(np.log(np.maximum(seen - veil, _FLOOR)), axis=0) - reference["median"]
+    for start in (light, Light(grey, veil)):
+        fitted: Light | None = start
+        for _ in range(FIT_ROUNDS // 2):
+            assert fitted is not None
+            assigned = terrains[_nearest_terrain(seen, fitted, terrains)]
+            fitted = _affine(np.exp(assigned), seen, params.lift_trim)
+            if fitted is None:
+                break
+        if fitted is None:
+            continue
+        misfit = float(median(_distance(seen, fitted, terrains).min(axis=1)))
+        if best is None or misfit < best[0]:
+            best = (misfit, fitted)
+    return light if best is None else best[1]
+
+
+def _distance(seen: np.ndarray, light: Light, terrains: np.ndarray) -> np.ndarray:
+    """Squared log distance of each square, corrected by ``light``, to each terrain colour."""
+    lift = np.zeros(3) if light.lift is None else light.lift
+    relit = np.log(np.maximum(seen - lift, _FLOOR)) - light.offset
+    return np.asarray(((relit[:, None, :] - terrains[None]) ** 2).sum(axis=-1))
+
+
+def _nearest_terrain(seen: np.ndarray, light: Light, terrains: np.ndarray) -> np.ndarray:
+    """Index of the terrain colour nearest each square under ``light``."""
+    return np.asarray(_distance(seen, light, terrains).argmin(axis=1))
+
+
+def _affine(target: np.ndarray, seen: np.ndarray, trim: float) -> Light | None:
+    """``seen ≈ gain × target + lift`` in each channel, by least squares without the
+    ``trim`` share of squares farthest from the line; None where a channel has a single
+    target level or a gain under a tenth."""
+    gains, lifts = np.zeros(3), np.zeros(3)
+    for ch in range(3):
+        t, x = target[:, ch], seen[:, ch]
+        keep = np.ones(len(t), bool)
+        for _ in range(2):
+            if np.ptp(t[keep]) <= 0:
+                return None
+            gain, lift = np.polyfit(t[keep], x[keep], 1)
+            residual = np.abs(x - (gain * t + lift))
+            keep = residual <= np.quantile(residual, 1.0 - trim)
+        gains[ch], lifts[ch] = gain, lift
+    if np.any(gains < 0.1):
+        return None
+    return Light(np.log(gains), lifts)
 
 
 def needs_correction(light: Light, params: ReadParams = DEFAULT) -> bool:
@@ -267,9 +371,12 @@ def corrected(image: np.ndarray, light: Light) -> np.ndarray:
     >>> corrected(dim, Light(np.log([0.5, 0.5, 0.5])))[0, 0]
     array([ 40,  80, 160], dtype=uint8)
     """
-    if not np.any(light.offset):
+    if light.neutral:
         return image
-    levels = np.arange(256, dtype=np.float64)[:, None] * light.gains[None, :]
+    levels = np.arange(256, dtype=np.float64)[:, None]
+    if light.lift is not None:
+        levels = levels - light.lift[None, :]
+    levels = levels * light.gains[None, :]
     table = np.clip(np.rint(levels), 0, 255).astype(np.uint8).reshape(256, 1, 3)
     return np.asarray(cv2.LUT(image, table))
 

@@ -97,6 +97,14 @@ class ReadParams:
     castle_doubted: bool = True
     """Whether a castle read under ``doubt_below`` makes the squares where it may stand doubtful."""
 
+    # A veil of glare adds light to every level: a gain alone takes it for over-exposure.
+    light_lift: bool = True
+    """Whether a light outside the bands is doubted where a gain with a lift fits inside them."""
+
+    # 0.1, 0.2 and 0.3 give the same matrix (docs/experiments.md, fourteenth session).
+    lift_trim: float = 0.2
+    """Share of squares (0–1) farthest from a channel's fitted line left out of its fit."""
+
     light_clearer_by: float = 0.0
     """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
 

@@ -16,10 +16,13 @@ from scorer.read.light import (
     Light,
     colours_table,
     corrected,
+    fit_affine,
+    fit_colours,
     fit_light,
     needs_correction,
     parse_colours,
     reading_light,
+    square_colours,
     terrain_colours,
 )
 from scorer.read.params import DEFAULT
@@ -68,6 +71,23 @@ def test_dim_warm_light_is_brought_back_near_the_board_as_photographed(
     # light is 3 levels), where the dim board is 60 levels off.
     assert np.abs(back - board).mean() < 8.0
     assert np.abs(dim.astype(np.float64) - board).mean() > 40.0
+
+
+def test_a_veil_of_glare_is_fitted_as_a_lift_not_as_over_exposure(crop_board: Board) -> None:
+    """A veil adds about the same light to every level: a gain alone takes it for a photo
+    exposed too long (and would darken the board), a gain and a lift recover it, and
+    the board corrected by them comes back near the board as photographed."""
+    board, grid = crop_board
+    veiled = np.clip(board.astype(np.float64) * 0.8 + 90, 0, 255).astype(np.uint8)
+    colours = square_colours(veiled, grid.shape)
+    gain_only = fit_colours(colours)
+    before = fit_light(board, grid.shape)
+    assert gain_only.exposure - before.exposure > 0.5  # taken for a photo 1.6 times as bright
+    light = fit_affine(colours, gain_only)
+    assert light.lift is not None and light.lift.min() > 45
+    assert not needs_correction(Light(light.offset - before.offset))
+    back = corrected(veiled, light).astype(np.float64)
+    assert np.abs(back - board).mean() < 0.5 * np.abs(veiled.astype(np.float64) - board).mean()
 
 
 @pytest.mark.parametrize(
