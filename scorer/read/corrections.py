@@ -45,7 +45,7 @@ from scorer.read.light import (
     Light,
     corrected,
     fit_affine,
-    fit_light,
+    fit_colours,
     outside_bands,
     plausible_light,
     square_colours,
@@ -122,9 +122,10 @@ def read_and_correct(
         (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was found or
         marked.
     """
-    fitted = fit_light(board, found.shape)
+    colours = square_colours(board, found.shape)
+    fitted = fit_colours(colours)
     light, first, other = outside_bands(fitted, params), None, None
-    if light is not NEUTRAL and params.light_lift and _veiled(board, found.shape, fitted, params):
+    if light is not NEUTRAL and params.light_lift and _veiled(colours, fitted, params):
         light = NEUTRAL  # a veil, not the exposure: tried like a light inside the bands
     if params.light_trial and light is NEUTRAL:
         light, first, other = _tried_light(board, found.shape, fitted, model, params)
@@ -174,11 +175,12 @@ def read_and_correct(
     )
 
 
-def _veiled(board: np.ndarray, shape: tuple[int, int], light: Light, params: ReadParams) -> bool:
-    """Whether a light fitted outside the normal bands as a gain lies inside them once a lift
-    is fitted beside the gain (:func:`scorer.read.light.fit_affine`): a veil of glare over
-    the kingdom, which a gain alone takes for a photo exposed too long."""
-    veil = fit_affine(square_colours(board, shape), light, params)
+def _veiled(colours: np.ndarray, light: Light, params: ReadParams) -> bool:
+    """Whether a light fitted outside the normal bands as a gain to a kingdom's square
+    ``colours`` lies inside them once a lift is fitted beside the gain
+    (:func:`scorer.read.light.fit_affine`): a veil of glare over the kingdom, which a gain
+    alone takes for a photo exposed too long."""
+    veil = fit_affine(colours, light, params)
     return veil.lift is not None and outside_bands(Light(veil.offset), params) is NEUTRAL
 
 
@@ -195,7 +197,7 @@ def _tried_light(
 
     With ``params.light_trial_sure`` off, a board whose every square reads surely as
     photographed is not tried (faster; three more wrong totals in the held-out draw)."""
-    if not plausible_light(light, params) or light.neutral:
+    if not plausible_light(light, params) or not np.any(light.offset):
         return NEUTRAL, None, None
     as_taken = classify_board(board, shape, model, doubt_below=params.doubt_below)
     if not as_taken.doubtful and not params.light_trial_sure:

@@ -67,17 +67,13 @@ class Light:
         The log gain of each channel (blue, green, red): 0 is the training light,
         ``log(0.35)`` in all three a photo a third as bright.
     lift : numpy.ndarray, optional
-        Light added to each channel (0–255 levels) over the gain: a veil of glare lifts the
-        dark levels, harsh contrast lowers them. None or zeros: a gain alone.
+        Light added to each channel (0–255 levels) over the gain, as :func:`fit_affine` fits
+        it: a veil of glare lifts the dark levels. None: a gain alone. It only tells a veil
+        from an exposure; :func:`corrected` applies the gain alone.
     """
 
     offset: np.ndarray
     lift: np.ndarray | None = None
-
-    @property
-    def neutral(self) -> bool:
-        """Whether the light is the training light: nothing to correct."""
-        return not np.any(self.offset) and (self.lift is None or not np.any(self.lift))
 
     @property
     def exposure(self) -> float:
@@ -144,8 +140,7 @@ def fit_light(board: np.ndarray, shape: tuple[int, int]) -> Light:
     -------
     Light
     """
-    colours = square_colours(board, shape)
-    return fit_colours(colours)
+    return fit_colours(square_colours(board, shape))
 
 
 def fit_colours(colours: np.ndarray) -> Light:
@@ -371,12 +366,9 @@ def corrected(image: np.ndarray, light: Light) -> np.ndarray:
     >>> corrected(dim, Light(np.log([0.5, 0.5, 0.5])))[0, 0]
     array([ 40,  80, 160], dtype=uint8)
     """
-    if light.neutral:
+    if not np.any(light.offset):
         return image
-    levels = np.arange(256, dtype=np.float64)[:, None]
-    if light.lift is not None:
-        levels = levels - light.lift[None, :]
-    levels = levels * light.gains[None, :]
+    levels = np.arange(256, dtype=np.float64)[:, None] * light.gains[None, :]
     table = np.clip(np.rint(levels), 0, 255).astype(np.uint8).reshape(256, 1, 3)
     return np.asarray(cv2.LUT(image, table))
 

@@ -75,19 +75,21 @@ def test_dim_warm_light_is_brought_back_near_the_board_as_photographed(
 
 def test_a_veil_of_glare_is_fitted_as_a_lift_not_as_over_exposure(crop_board: Board) -> None:
     """A veil adds about the same light to every level: a gain alone takes it for a photo
-    exposed too long (and would darken the board), a gain and a lift recover it, and
-    the board corrected by them comes back near the board as photographed."""
+    exposed too long, a gain and a lift recover it. Seen as ``0.8 × board + 90``, a board
+    fitted as ``gain × terrain + lift`` has 0.8 times its gain and 0.8 times its lift
+    plus 90 (some bright pixels clip at 255, so the tolerances are loose)."""
     board, grid = crop_board
     veiled = np.clip(board.astype(np.float64) * 0.8 + 90, 0, 255).astype(np.uint8)
     colours = square_colours(veiled, grid.shape)
     gain_only = fit_colours(colours)
-    before = fit_light(board, grid.shape)
-    assert gain_only.exposure - before.exposure > 0.5  # taken for a photo 1.6 times as bright
+    assert gain_only.exposure - fit_light(board, grid.shape).exposure > 0.5
+    plain_colours = square_colours(board, grid.shape)
+    plain = fit_affine(plain_colours, fit_colours(plain_colours))
     light = fit_affine(colours, gain_only)
-    assert light.lift is not None and light.lift.min() > 45
-    assert not needs_correction(Light(light.offset - before.offset))
-    back = corrected(veiled, light).astype(np.float64)
-    assert np.abs(back - board).mean() < 0.5 * np.abs(veiled.astype(np.float64) - board).mean()
+    assert plain.lift is not None and light.lift is not None
+    np.testing.assert_allclose(np.exp(light.offset - plain.offset), 0.8, atol=0.12)
+    np.testing.assert_allclose(light.lift, 0.8 * plain.lift + 90, atol=20)
+    assert not needs_correction(Light(light.offset - plain.offset))
 
 
 @pytest.mark.parametrize(
