@@ -171,9 +171,9 @@ def fit_colours(colours: np.ndarray) -> Light:
     for start in (np.zeros(3), np.full(3, grey_world.mean()), grey_world):
         offset = start
         for _ in range(FIT_ROUNDS):
-            distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
+            distance = _squared_distance(colours - offset, terrains)
             offset = median(colours - terrains[distance.argmin(axis=1)], axis=0)
-        distance = ((colours[:, None, :] - offset - terrains[None]) ** 2).sum(axis=-1)
+        distance = _squared_distance(colours - offset, terrains)
         misfit = float(median(distance.min(axis=1)))
         if best is None or misfit < best[0]:
             best = (misfit, offset)
@@ -247,7 +247,12 @@ def _distance(seen: np.ndarray, light: Light, terrains: np.ndarray) -> np.ndarra
     """Squared log distance of each square, corrected by ``light``, to each terrain colour."""
     lift = np.zeros(3) if light.lift is None else light.lift
     relit = np.log(np.maximum(seen - lift, _FLOOR)) - light.offset
-    return np.asarray(((relit[:, None, :] - terrains[None]) ** 2).sum(axis=-1))
+    return _squared_distance(relit, terrains)
+
+
+def _squared_distance(logs: np.ndarray, terrains: np.ndarray) -> np.ndarray:
+    """Squared distance of each ``n × 3`` log colour to each terrain colour: ``n × terrains``."""
+    return np.asarray(((logs[:, None, :] - terrains[None]) ** 2).sum(axis=-1))
 
 
 def _nearest_terrain(seen: np.ndarray, light: Light, terrains: np.ndarray) -> np.ndarray:
