@@ -298,6 +298,7 @@ def _with_verdict(
                 report.second_choices,
                 rules,
                 report.prediction.overridden(),
+                report.prediction.castle_places,
             )
         ),
         violations=report.violations,
@@ -313,10 +314,12 @@ def decisive_squares(
     second_choices: Mapping[Position, Cell],
     rules: Rules,
     overridden: Collection[Position] = (),
+    castle_places: Collection[Position] = (),
 ) -> tuple[Position, ...]:
     """The doubtful squares that could change the total: those whose most probable other
-    reading would, and those the tile set overruled (what such a square truly holds, the
-    reading cannot say).
+    reading would, those the tile set overruled (what such a square truly holds, the
+    reading cannot say), and, where the castle may stand on more than one square, those
+    squares (which squares score depends on where it stands).
 
     A doubt that cannot change the score does not withhold confirmation; one that can
     does, however few there are.
@@ -331,6 +334,9 @@ def decisive_squares(
     overridden : collection of Position
         Squares whose decoded label is not the classifier's own most probable one
         (:meth:`scorer.read.classify.BoardPrediction.overridden`).
+    castle_places : collection of Position
+        Squares where the castle may stand
+        (:attr:`scorer.read.classify.BoardPrediction.castle_places`).
 
     Returns
     -------
@@ -346,6 +352,8 @@ def decisive_squares(
     ((0, 1),)
     >>> decisive_squares(k, {(0, 1): Cell.parse("S0")}, Rules(), overridden={(0, 1)})
     ((0, 1),)
+    >>> decisive_squares(k, {(0, 1): CASTLE}, Rules(), castle_places={(0, 1), (0, 2)})
+    ((0, 1), (0, 2))
     """
     total = score(kingdom, rules).total
     changes = {
@@ -355,7 +363,8 @@ def decisive_squares(
         and other != kingdom[pos]
         and score(kingdom.replace(pos, other), rules).total != total
     }
-    return tuple(sorted(changes | set(overridden)))
+    moved = set(castle_places) if len(castle_places) > 1 else set()
+    return tuple(sorted(changes | set(overridden) | moved))
 
 
 @contextmanager

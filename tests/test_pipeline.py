@@ -19,6 +19,7 @@ from scorer.lab.datasets import load_aau_boards
 from scorer.lab.synth import demo_board, make_scene
 from scorer.pipeline import (
     STAGES,
+    decisive_squares,
     read_kingdom,
     score_kingdom,
     score_photo,
@@ -328,6 +329,27 @@ def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(
     assert kingdom.location is RIGHT
     assert kingdom.detected_shape == (5, 4) and kingdom.other_outline
     assert kingdom.warnings[0] == kingdom.outline_note == other_outline_note((5, 4), (5, 5))
+
+
+# A mine square read M2 beside the castle, with the castle's place in doubt: its most probable
+# other reading is the castle (scorer.read.classify.BoardPrediction.runner_up), which alone
+# is not a terrain swap the total can be recomputed for: if the castle stands there, the
+# squares that score are others. Hand-checked total: forest 1×1 + mine 1×2 = 3.
+@pytest.mark.parametrize(
+    ("places", "decisive"),
+    [
+        (set(), ()),  # the castle's place is sure: a castle runner-up cannot be
+        ({(0, 2)}, ()),  # only where it is read
+        ({(0, 1), (0, 2)}, ((0, 1), (0, 2))),  # it may stand on the mine square too
+    ],
+)
+def test_a_castle_whose_place_is_in_doubt_could_change_the_total(
+    places: set[tuple[int, int]], decisive: tuple[tuple[int, int], ...]
+) -> None:
+    kingdom = Kingdom.parse("F1 M2 C")
+    assert score(kingdom).total == 3
+    choices = {(0, 1): CASTLE, (0, 2): Cell.parse("S0")}
+    assert decisive_squares(kingdom, choices, Rules(), castle_places=places) == decisive
 
 
 SURE = replace(READ_DEFAULT, several_doubtful=26, decisive_doubtful=26)
