@@ -295,10 +295,11 @@ def _with_verdict(
         decisive=len(
             decisive_squares(
                 report.prediction.kingdom,
-                report.second_choices,
+                {pos: report.prediction.other_readings(pos) for pos in report.doubtful},
                 rules,
                 report.prediction.overridden(),
                 report.prediction.castle_places,
+                share=1.0 - params.doubt_below,
             )
         ),
         violations=report.violations,
@@ -311,25 +312,30 @@ def _with_verdict(
 
 def decisive_squares(
     kingdom: Kingdom,
-    second_choices: Mapping[Position, Cell],
+    other_readings: Mapping[Position, Mapping[Cell, float]],
     rules: Rules,
     overridden: Collection[Position] = (),
     castle_places: Collection[Position] = (),
+    *,
+    share: float,
 ) -> tuple[Position, ...]:
-    """The doubtful squares that could change the total: those whose most probable other
-    reading would, those the tile set overruled (what such a square truly holds, the
-    reading cannot say), and, where the castle may stand on more than one square, those
-    squares (which squares score depends on where it stands).
+    """The doubtful squares that could change the total.
 
-    A doubt that cannot change the score does not withhold confirmation; one that can
-    does, however few there are.
+    A doubtful square is decisive when its most probable other reading would change the
+    total, or when its other readings that would hold at least ``share`` of its
+    probability together (whichever is the runner-up); so is a square the tile set
+    overruled (what it truly holds, the reading cannot say), and, where the castle may
+    stand on more than one square, each of those squares (which squares score depends on
+    where it stands). A doubt that cannot change the score does not withhold
+    confirmation; one that can does, however few there are.
 
     Parameters
     ----------
     kingdom : Kingdom
         The kingdom as read.
-    second_choices : mapping of Position to Cell
-        Each doubtful square's most probable other reading.
+    other_readings : mapping of Position to mapping of Cell to float
+        Each doubtful square's other readings and their probabilities
+        (:meth:`scorer.read.classify.BoardPrediction.other_readings`).
     rules : Rules
     overridden : collection of Position
         Squares whose decoded label is not the classifier's own most probable one
@@ -337,6 +343,10 @@ def decisive_squares(
     castle_places : collection of Position
         Squares where the castle may stand
         (:attr:`scorer.read.classify.BoardPrediction.castle_places`).
+    share : float
+        Probability (0–1) of the other readings that change the total from which a square
+        is decisive; the pipeline takes the chance of a wrong reading that makes a square
+        doubtful (one less ``doubt_below``): a total is in doubt as a square is.
 
     Returns
     -------
@@ -345,26 +355,37 @@ def decisive_squares(
 
     Examples
     --------
+    Wheat read W0 (total 1: the forest's crown); as grassland the total stays 1, as W1 or
+    as forest beside the F1 it is 2:
+
     >>> k = Kingdom.parse("F1 W0 C")
-    >>> decisive_squares(k, {(0, 1): Cell.parse("S0"), (0, 2): Cell.parse("F0")}, Rules())
+    >>> G0, W1, F0 = Cell.parse("G0"), Cell.parse("W1"), Cell.parse("F0")
+    >>> decisive_squares(k, {(0, 1): {G0: 0.15, W1: 0.1, F0: 0.05}}, Rules(), share=0.2)
     ()
-    >>> decisive_squares(k, {(0, 1): Cell.parse("F0")}, Rules())
+    >>> decisive_squares(k, {(0, 1): {G0: 0.05, W1: 0.2, F0: 0.05}}, Rules(), share=0.2)
     ((0, 1),)
-    >>> decisive_squares(k, {(0, 1): Cell.parse("S0")}, Rules(), overridden={(0, 1)})
+    >>> decisive_squares(k, {(0, 1): {W1: 0.05}}, Rules(), share=0.2)  # the runner-up changes it
     ((0, 1),)
-    >>> decisive_squares(k, {(0, 1): CASTLE}, Rules(), castle_places={(0, 1), (0, 2)})
+    >>> decisive_squares(k, {(0, 1): {G0: 0.15}}, Rules(), {(0, 1)}, share=0.2)
+    ((0, 1),)
+    >>> decisive_squares(k, {}, Rules(), (), {(0, 1), (0, 2)}, share=0.2)
     ((0, 1), (0, 2))
     """
     total = score(kingdom, rules).total
-    changes = {
-        pos
-        for pos, other in second_choices.items()
-        if CASTLE not in (other, kingdom[pos])  # a kingdom has exactly one castle
-        and other != kingdom[pos]
-        and score(kingdom.replace(pos, other), rules).total != total
-    }
-    moved = set(castle_places) if len(castle_places) > 1 else set()
-    return tuple(sorted(changes | set(overridden) | moved))
+    decisive = set(overridden)
+    if len(castle_places) > 1:
+        decisive |= set(castle_places)
+    for pos, readings in other_readings.items():
+        changing = {
+            cell
+            for cell in readings
+            if CASTLE not in (cell, kingdom[pos])  # a kingdom has exactly one castle
+            and score(kingdom.replace(pos, cell), rules).total != total
+        }
+        runner_up = max(readings, key=readings.__getitem__, default=None)
+        if runner_up in changing or sum(readings[c] for c in changing) >= share:
+            decisive.add(pos)
+    return tuple(sorted(decisive))
 
 
 @contextmanager

@@ -332,9 +332,9 @@ def test_score_photo_notes_an_outline_taken_for_its_clearer_squares(
 
 
 # A mine square read M2 beside the castle, with the castle's place in doubt: its most probable
-# other reading is the castle (scorer.read.classify.BoardPrediction.runner_up), which alone
-# is not a terrain swap the total can be recomputed for: if the castle stands there, the
-# squares that score are others. Hand-checked total: forest 1×1 + mine 1×2 = 3.
+# other reading is the castle, which is not a terrain swap the total can be recomputed for:
+# if the castle stands there, the squares that score are others. Hand-checked total: forest
+# 1×1 + mine 1×2 = 3; as S2 (a swamp of one with two crowns) still 3.
 @pytest.mark.parametrize(
     ("places", "decisive"),
     [
@@ -348,8 +348,30 @@ def test_a_castle_whose_place_is_in_doubt_could_change_the_total(
 ) -> None:
     kingdom = Kingdom.parse("F1 M2 C")
     assert score(kingdom).total == 3
-    choices = {(0, 1): CASTLE, (0, 2): Cell.parse("S0")}
-    assert decisive_squares(kingdom, choices, Rules(), castle_places=places) == decisive
+    readings = {(0, 1): {CASTLE: 0.2, Cell.parse("S2"): 0.1}, (0, 2): {Cell.parse("S0"): 0.3}}
+    assert decisive_squares(kingdom, readings, Rules(), (), places, share=0.2) == decisive
+
+
+# The middle square of the top row read as swamp, doubtful. Hand-checked totals: as read,
+# forest 1×1 + mine 2×2 = 5; the square as S1 (a swamp of one with a crown) 6, as F0 (the
+# forest grows to 2 squares) 6, as M0 (the mine grows to 3 squares) 7, as G0 or W0 still 5.
+@pytest.mark.parametrize(
+    ("readings", "doubted"),
+    [
+        ({"G0": 0.25, "W0": 0.1, "S1": 0.05}, False),  # the runner-up keeps the total
+        ({"G0": 0.15, "S1": 0.1, "F0": 0.12}, True),  # but a fifth of the rest changes it
+        ({"S1": 0.18, "W0": 0.02}, True),  # the runner-up changes it, however unlikely
+        ({"G0": 0.3, "M0": 0.1, "F0": 0.06, "S1": 0.05}, True),  # small ones that add up
+    ],
+)
+def test_a_doubtful_square_is_decisive_when_its_runner_up_or_a_fifth_of_the_rest_would_be(
+    readings: dict[str, float], doubted: bool
+) -> None:
+    kingdom = Kingdom.parse("F1 S0 M2\nC W0 M0")
+    assert score(kingdom).total == 5
+    others = {Cell.parse(k): v for k, v in readings.items()}
+    expected = ((0, 1),) if doubted else ()
+    assert decisive_squares(kingdom, {(0, 1): others}, Rules(), share=0.2) == expected
 
 
 SURE = replace(READ_DEFAULT, several_doubtful=26, decisive_doubtful=26)

@@ -112,18 +112,32 @@ class BoardPrediction:
         -------
         Cell
         """
-        chosen = self.kingdom[pos]
-        if pos in self.castle_places and chosen != CASTLE:
+        if pos in self.castle_places and self.kingdom[pos] != CASTLE:
             return CASTLE
-        order = np.argsort(-np.asarray(self.probabilities[pos]), kind="stable")
+        others = self.other_readings(pos)
+        return max(others, key=others.__getitem__)  # the first of equals, in class order
+
+    def other_readings(self, pos: Position) -> dict[Cell, float]:
+        """Every reading of a square other than the decoded one that the kingdom allows (not
+        the castle where the castle stands elsewhere), with its probability.
+
+        Parameters
+        ----------
+        pos : Position
+            ``(row, column)`` of the square.
+
+        Returns
+        -------
+        dict of Cell to float
+            In the order of :attr:`classes`.
+        """
+        chosen = self.kingdom[pos]
         castle_elsewhere = chosen != CASTLE and any(c == CASTLE for _, c in self.kingdom.cells())
-        others: list[Cell] = [
-            self.classes[int(i)]
-            for i in order
-            if self.classes[int(i)] != chosen
-            and not (castle_elsewhere and self.classes[int(i)] == CASTLE)
-        ]
-        return others[0]
+        return {
+            cell: float(p)
+            for cell, p in zip(self.classes, self.probabilities[pos], strict=True)
+            if cell != chosen and not (castle_elsewhere and cell == CASTLE)
+        }
 
     def overridden(self) -> frozenset[Position]:
         """Squares whose decoded label is not the classifier's most probable one: the tile
