@@ -376,15 +376,21 @@ def decisive_squares(
     if len(castle_places) > 1:
         decisive |= set(castle_places)
     for pos, readings in other_readings.items():
-        changing = {
-            cell
-            for cell in readings
-            if CASTLE not in (cell, kingdom[pos])  # a kingdom has exactly one castle
-            and score(kingdom.replace(pos, cell), rules).total != total
-        }
-        runner_up = max(readings, key=readings.__getitem__, default=None)
-        if runner_up in changing or sum(readings[c] for c in changing) >= share:
-            decisive.add(pos)
+        # Most probable first: the runner-up decides alone, and the rest only while what
+        # is left could still reach the share.
+        ranked = sorted(readings.items(), key=lambda item: -item[1])  # stable: class order
+        left, changing = sum(readings.values()), 0.0
+        for rank, (cell, p) in enumerate(ranked):
+            if changing + left < share and rank > 0:
+                break
+            left -= p
+            if CASTLE in (cell, kingdom[pos]):  # a kingdom has exactly one castle
+                continue
+            if score(kingdom.replace(pos, cell), rules).total != total:
+                changing += p
+                if rank == 0 or changing >= share:
+                    decisive.add(pos)
+                    break
     return tuple(sorted(decisive))
 
 
