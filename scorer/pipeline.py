@@ -322,7 +322,7 @@ def decisive_squares(
     """The doubtful squares that could change the total.
 
     A doubtful square is decisive when its most probable other reading would change the
-    total, or when its other readings that would hold at least ``share`` of its
+    total, or when the other readings that would change it hold at least ``share`` of its
     probability together (whichever is the runner-up); so is a square the tile set
     overruled (what it truly holds, the reading cannot say), and, where the castle may
     stand on more than one square, each of those squares (which squares score depends on
