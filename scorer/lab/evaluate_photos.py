@@ -82,6 +82,7 @@ class SceneResult:
     total_wrong: bool = False
     silent_wrong: bool = False
     confirmed_wrong: bool = False
+    right_unconfirmed: bool = False
 
 
 @dataclass(frozen=True)
@@ -284,6 +285,7 @@ def evaluate_scene(
                     confirmed=confirmed,
                 )
                 result.confirmed_wrong = result.total_wrong and confirmed
+                result.right_unconfirmed = not result.total_wrong and not confirmed
             read = [(loc, p.kingdom) for loc, p in readings if p is not None]
             result.cells_placed_correct = placed_matches(read, truth.corners, truth.kingdom)
             # The same scene read through the true corners: what the photo's light,
@@ -380,6 +382,7 @@ def summarise(results: Sequence[SceneResult]) -> dict[str, Any]:
         summary["found_kingdoms_total_wrong"] = sum(r.total_wrong for r in found_read)
         summary["found_kingdoms_silent_wrong"] = sum(r.silent_wrong for r in found_read)
         summary["found_kingdoms_confirmed_wrong"] = sum(r.confirmed_wrong for r in found_read)
+        summary["found_kingdoms_right_unconfirmed"] = sum(r.right_unconfirmed for r in found_read)
         summary["found_kingdoms_silent_wrong_pct"] = round(
             100 * summary["found_kingdoms_silent_wrong"] / max(len(found_read), 1), 2
         )
@@ -498,6 +501,11 @@ def format_report(report: dict[str, Any]) -> str:
                     if "found_kingdoms_confirmed_wrong" in s
                     else ""
                 )
+            )
+        if "found_kingdoms_right_unconfirmed" in s:
+            lines.append(
+                "- kingdoms found whose total is right but left for the player to confirm "
+                f"(the price of the caution): {s['found_kingdoms_right_unconfirmed']}"
             )
         if s.get("missed"):
             seeds = ", ".join(f"{m['seed']} ({m['board']})" for m in s["missed"])

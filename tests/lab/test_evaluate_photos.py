@@ -82,6 +82,22 @@ def test_summary_counts_the_wrong_squares_flagged_in_found_kingdoms() -> None:
     assert summarise([_result(1, True, 60.0, 25)])["found_kingdoms_wrong_flagged_pct"] is None
 
 
+def test_summary_counts_the_right_totals_left_for_the_player_to_confirm() -> None:
+    results = [_result(k, k != 4, 60.0, 25) for k in range(5)]
+    results[0].right_unconfirmed = True  # right, but the verdict withholds it
+    results[1].total_wrong = True  # wrong: neither right nor unconfirmed-right
+    results[2].right_unconfirmed = True
+    summary = summarise(results)
+    assert summary["found_kingdoms_right_unconfirmed"] == 2
+    summary.update(
+        classifier="held out", original_board_accuracy=99.0, seconds=1.0, by_background={}
+    )
+    text = format_report(
+        {"synthetic": summary, "real_photos": {"found_7x7": "0/0", "photos": {}}, "notes": []}
+    )
+    assert "right but left for the player to confirm (the price of the caution): 2" in text
+
+
 class TruthModel:
     """A stand-in classifier that gives the squares of a whole board a kingdom's labels, in
     the order they are cut (any other set of squares reads as empty)."""
