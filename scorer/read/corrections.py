@@ -52,7 +52,12 @@ from scorer.read.light import (
 )
 from scorer.read.params import DEFAULT, ReadParams
 from scorer.read.sides import side_sharpness
-from scorer.read.unreadable import squares_unlike_table, unreadable_squares, with_unreadable
+from scorer.read.unreadable import (
+    squares_like_table,
+    squares_unlike_table,
+    unreadable_squares,
+    with_unreadable,
+)
 from scorer.read.verify import verified_outline
 from scorer.rules.kingdom import (
     ALL_CELLS,
@@ -587,8 +592,13 @@ def _with_what_detection_saw(
 ) -> BoardPrediction:
     """Re-decode with what detection saw of each square, where it was clear.
 
-    A square clearly covered by a tile (``location.tiles``) is never read as
-    empty. For a square that looks like the bare table (``location.empty``),
+    A square clearly covered by a tile (``location.tiles``) is not read as empty,
+    unless the classifier reads it as empty and, given the board and the photo, it
+    looks like the table just around the kingdom
+    (:func:`scorer.read.unreadable.squares_like_table`): the table model, learnt from
+    the photo's border, misses a shade of the table found only near the kingdom (a
+    shadow over the middle of the table). The empty reading then stands, doubtful.
+    For a square that looks like the bare table (``location.empty``),
     the odds of empty are multiplied by ``params.table_empty_odds``, unless it
     is the castle (:func:`_castle_square`). Given the board and the photo, that
     look is first checked against the table just around the kingdom, as a square
@@ -596,11 +606,16 @@ def _with_what_detection_saw(
     square in a shadow that also darkens the table beyond may look like the table
     to detection and still be a dark forest. Where the two disagree, the reading
     stands and the square is doubtful. The doubtful squares are those of the new
-    decoding and every square whose reading either rule changed.
+    decoding, every square whose reading either rule changed, and those where
+    detection's look and the table around disagree.
     """
     k = prediction.classes.index(EMPTY)
     proba = prediction.probabilities.copy()
-    for pos in location.tiles:
+    bare: frozenset[Position] = frozenset()
+    if board is not None and image is not None:
+        read_empty = [pos for pos in sorted(location.tiles) if int(proba[pos].argmax()) == k]
+        bare = frozenset(squares_like_table(board, location, read_empty, image, params))
+    for pos in location.tiles - bare:
         proba[pos][k] = 0.0
     castle = _castle_square(proba, prediction.classes.index(CASTLE))
     exempt = location.tiles if castle is None else location.tiles | {castle}
@@ -617,9 +632,9 @@ def _with_what_detection_saw(
         if (cell == EMPTY) != (int(proba[pos].argmax()) == k)
     )
     if not changed:
-        if unlike <= prediction.doubtful:
+        if unlike | bare <= prediction.doubtful:
             return prediction
-        return replace(prediction, doubtful=prediction.doubtful | unlike)
+        return replace(prediction, doubtful=prediction.doubtful | unlike | bare)
     kingdom, confidence = decode(proba, prediction.classes, location.shape)
     return replace(
         prediction,
@@ -628,7 +643,8 @@ def _with_what_detection_saw(
         probabilities=proba,
         doubtful=doubtful_squares(kingdom, confidence, proba, doubt_below=params.doubt_below)
         | changed
-        | unlike,
+        | unlike
+        | bare,
     )
 
 

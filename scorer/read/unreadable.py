@@ -196,6 +196,25 @@ def squares_unlike_table(
     return _unlike_ring(split_cells(board, location.shape), location.shape, squares, ring, params)
 
 
+def squares_like_table(
+    board: np.ndarray,
+    location: BoardLocation,
+    squares: Sequence[Position],
+    image: np.ndarray,
+    params: ReadParams = DEFAULT,
+) -> list[Position]:
+    """Of ``squares``, those that look like the table around the kingdom: the ones
+    :func:`squares_unlike_table` could compare with it and found alike; in the order of
+    ``squares``."""
+    ring = _table_ring(location, image) if squares else None
+    if ring is None:
+        return []
+    seen = [pos for pos in squares if _table_beside(ring[0], pos, params) is not None]
+    crops = split_cells(board, location.shape)
+    unlike = set(_unlike_ring(crops, location.shape, seen, ring, params))
+    return [pos for pos in seen if pos not in unlike]
+
+
 def _unlike_ring(
     crops: Sequence[np.ndarray],
     shape: tuple[int, int],

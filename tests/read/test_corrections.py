@@ -117,6 +117,37 @@ def test_a_square_detection_saw_as_table_is_checked_against_the_table_around(
     assert blind.kingdom[(0, 1)] == EMPTY  # without the photo, detection's look decides
 
 
+@pytest.mark.parametrize(
+    ("square_colour", "read_as_empty"),
+    [
+        ((92, 92, 92), True),  # bare table, like the table around: the empty reading stands
+        ((40, 150, 200), False),  # the tiles' own colour: a tile, as detection saw
+    ],
+)
+def test_a_square_detection_saw_as_a_tile_is_checked_against_the_table_around(
+    square_colour: tuple[int, int, int], read_as_empty: bool
+) -> None:
+    """Detection saw the square covered by a tile, the classifier reads it as empty. The
+    table model learnt from the photo's border can miss a shade of the table that only
+    lies near the kingdom, so that look is checked against the table just around the
+    kingdom; where the square looks like that table, the empty reading stands, doubtful."""
+    photo = np.full((700, 700, 3), 92, np.uint8)  # a grey table
+    photo[100:600, 100:600] = (40, 150, 200)  # the kingdom's tiles
+    photo[100:200, 200:300] = square_colour  # square (0, 1)
+    location = BoardLocation(
+        np.array([[100, 100], [600, 100], [600, 600], [100, 600]], np.float64),
+        (5, 5),
+        tiles=frozenset({(0, 1)}),
+    )
+    board = rectify(photo, location, SQUARE_PX)
+    model = FixedModel({(0, 1): 5.0})  # read as empty, surely
+    prediction = read_board(board, location, model, image=photo)  # type: ignore[arg-type]
+    assert (prediction.kingdom[(0, 1)] == EMPTY) is read_as_empty
+    assert (0, 1) in prediction.doubtful  # detection and the classifier disagree
+    blind = read_board(board, location, model)  # type: ignore[arg-type]
+    assert blind.kingdom[(0, 1)] != EMPTY  # without the photo, detection's look decides
+
+
 def test_only_the_most_castle_like_bare_square_keeps_the_castle_reading() -> None:
     """Two bare squares seen as table both look most like the castle: only the likelier one
     can be it, so the other is read as empty rather than as some tile."""

@@ -17,6 +17,7 @@ from scorer.read.unreadable import (
     cut_off_squares,
     glare_squares,
     over_the_edge,
+    squares_like_table,
     unlike_table,
     unreadable_squares,
     walled_in_empty,
@@ -253,6 +254,23 @@ def test_an_empty_read_with_no_table_in_view_is_left_to_the_player(
     checked = with_unreadable(prediction, found)  # type: ignore[arg-type]
     assert checked.kingdom[(0, 4)] == EMPTY
     assert ((0, 4) in checked.doubtful) is unchecked
+
+
+@pytest.mark.parametrize(("margin", "alike"), [(SIDE, [(0, 3)]), (0, [])])
+def test_squares_like_the_table_around_are_those_compared_with_it_and_alike(
+    crop_board: Board, margin: int, alike: list[tuple[int, int]]
+) -> None:
+    # Square (0, 3) shows the table's grey, (0, 4) and (2, 2) their tiles. In a photo cropped
+    # to the kingdom's edge no table is in view, and no square is said to look like it.
+    board, _ = crop_board
+    side = 5 * SIDE + 2 * margin
+    photo = np.full((side, side, 3), 60, np.uint8)
+    photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE] = board
+    photo[margin : margin + SIDE, margin + 3 * SIDE : margin + 4 * SIDE] = 60
+    location = BoardLocation(WHOLE.corners + margin, (5, 5))
+    inner = photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE]
+    squares = [(0, 3), (0, 4), (2, 2)]
+    assert squares_like_table(inner, location, squares, photo) == alike
 
 
 LAYOUT_READ = "W0 W0 F0 F0 L0\nW1 M0 F1 G0 L0\nS0 S0 C G0 L1\nS2 G2 G2 W0 W0\nM2 L0 L1 F0 F0"
