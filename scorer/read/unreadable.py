@@ -190,10 +190,7 @@ def squares_unlike_table(
     """Of ``squares``, those that do not look like the table around the kingdom, measured
     as :func:`unlike_table` measures a square read as empty (the same parameters, with the
     squares to check in place of a reading); in the order of ``squares``."""
-    if not squares:
-        return []
-    ring = _table_ring(location, image)
-    return _unlike_ring(split_cells(board, location.shape), location.shape, squares, ring, params)
+    return _against_table(board, location, squares, image, params)[1]
 
 
 def squares_like_table(
@@ -206,13 +203,25 @@ def squares_like_table(
     """Of ``squares``, those that look like the table around the kingdom: the ones
     :func:`squares_unlike_table` could compare with it and found alike; in the order of
     ``squares``."""
+    compared, unlike = _against_table(board, location, squares, image, params)
+    return [pos for pos in compared if pos not in unlike]
+
+
+def _against_table(
+    board: np.ndarray,
+    location: BoardLocation,
+    squares: Sequence[Position],
+    image: np.ndarray,
+    params: ReadParams,
+) -> tuple[list[Position], list[Position]]:
+    """Of ``squares``, those with enough of the table in view to be compared with it
+    (:func:`_table_beside`), and of those, the ones unlike it."""
     ring = _table_ring(location, image) if squares else None
     if ring is None:
-        return []
-    seen = [pos for pos in squares if _table_beside(ring[0], pos, params) is not None]
+        return [], []
+    compared = [pos for pos in squares if _table_beside(ring[0], pos, params) is not None]
     crops = split_cells(board, location.shape)
-    unlike = set(_unlike_ring(crops, location.shape, seen, ring, params))
-    return [pos for pos in seen if pos not in unlike]
+    return compared, _unlike_ring(crops, location.shape, compared, ring, params)
 
 
 def _unlike_ring(

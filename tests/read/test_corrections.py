@@ -87,6 +87,15 @@ def test_read_board_weighs_what_detection_saw(
     assert prediction.kingdom.castle == (2, 2)
 
 
+def _one_square_drawn(square_colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A photo of a grey table with a 5×5 kingdom of one tile colour on it, its square
+    (0, 1) in ``square_colour``; and the kingdom's corners."""
+    photo = np.full((700, 700, 3), 92, np.uint8)  # a grey table
+    photo[100:600, 100:600] = (40, 150, 200)  # the kingdom's tiles
+    photo[100:200, 200:300] = square_colour  # square (0, 1)
+    return photo, np.array([[100, 100], [600, 100], [600, 600], [100, 600]], np.float64)
+
+
 @pytest.mark.parametrize(
     ("square_colour", "read_as_empty"),
     [
@@ -100,14 +109,8 @@ def test_a_square_detection_saw_as_table_is_checked_against_the_table_around(
     """Detection saw the square as bare table; in a photo, that look is checked first
     against the table just around the kingdom. A square unlike it (a forest in a shadow
     that also darkens the table) keeps its reading and is doubtful."""
-    photo = np.full((700, 700, 3), 92, np.uint8)  # a grey table
-    photo[100:600, 100:600] = (40, 150, 200)  # the kingdom's tiles
-    photo[100:200, 200:300] = square_colour  # square (0, 1)
-    location = BoardLocation(
-        np.array([[100, 100], [600, 100], [600, 600], [100, 600]], np.float64),
-        (5, 5),
-        empty=frozenset({(0, 1)}),
-    )
+    photo, corners = _one_square_drawn(square_colour)
+    location = BoardLocation(corners, (5, 5), empty=frozenset({(0, 1)}))
     board = rectify(photo, location, SQUARE_PX)
     model = FixedModel({(0, 1): 0.05})
     prediction = read_board(board, location, model, image=photo)  # type: ignore[arg-type]
@@ -131,14 +134,8 @@ def test_a_square_detection_saw_as_a_tile_is_checked_against_the_table_around(
     table model learnt from the photo's border can miss a shade of the table that only
     lies near the kingdom, so that look is checked against the table just around the
     kingdom; where the square looks like that table, the empty reading stands, doubtful."""
-    photo = np.full((700, 700, 3), 92, np.uint8)  # a grey table
-    photo[100:600, 100:600] = (40, 150, 200)  # the kingdom's tiles
-    photo[100:200, 200:300] = square_colour  # square (0, 1)
-    location = BoardLocation(
-        np.array([[100, 100], [600, 100], [600, 600], [100, 600]], np.float64),
-        (5, 5),
-        tiles=frozenset({(0, 1)}),
-    )
+    photo, corners = _one_square_drawn(square_colour)
+    location = BoardLocation(corners, (5, 5), tiles=frozenset({(0, 1)}))
     board = rectify(photo, location, SQUARE_PX)
     model = FixedModel({(0, 1): 5.0})  # read as empty, surely
     prediction = read_board(board, location, model, image=photo)  # type: ignore[arg-type]

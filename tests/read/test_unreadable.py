@@ -239,16 +239,10 @@ def test_an_empty_read_with_no_table_in_view_is_left_to_the_player(
     # grey and are read as empty. With the table in view around the kingdom that is
     # confirmed; in a photo cropped to the kingdom's edge nothing confirms it, and they keep
     # their reading but are flagged.
-    board, _ = crop_board
-    side = 5 * SIDE + 2 * margin
-    photo = np.full((side, side, 3), 60, np.uint8)
-    photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE] = board
-    photo[margin : margin + SIDE, margin + 3 * SIDE : margin + 5 * SIDE] = 60
-    location = BoardLocation(WHOLE.corners + margin, (5, 5))
+    photo, inner, location = _on_grey_table(crop_board[0], margin, bare=2)
     rows = [row.split() for row in LAYOUT_READ.splitlines()]
     rows[0][3] = rows[0][4] = "."
     prediction = _reading("\n".join(" ".join(row) for row in rows))
-    inner = photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE]
     found = unreadable_squares(inner, location, prediction, photo)  # type: ignore[arg-type]
     assert (Unreadable((0, 4), Cause.NO_TABLE) in found) is unchecked
     checked = with_unreadable(prediction, found)  # type: ignore[arg-type]
@@ -262,15 +256,23 @@ def test_squares_like_the_table_around_are_those_compared_with_it_and_alike(
 ) -> None:
     # Square (0, 3) shows the table's grey, (0, 4) and (2, 2) their tiles. In a photo cropped
     # to the kingdom's edge no table is in view, and no square is said to look like it.
-    board, _ = crop_board
+    photo, inner, location = _on_grey_table(crop_board[0], margin, bare=1)
+    squares = [(0, 3), (0, 4), (2, 2)]
+    assert squares_like_table(inner, location, squares, photo) == alike
+
+
+def _on_grey_table(
+    board: np.ndarray, margin: int, bare: int
+) -> tuple[np.ndarray, np.ndarray, BoardLocation]:
+    """The fixture board on a grey table ``margin`` pixels wide, with the table showing
+    through the top row's ``bare`` squares from its fourth on: the photo, the board as
+    rectified from it, and where it lies."""
     side = 5 * SIDE + 2 * margin
     photo = np.full((side, side, 3), 60, np.uint8)
     photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE] = board
-    photo[margin : margin + SIDE, margin + 3 * SIDE : margin + 4 * SIDE] = 60
-    location = BoardLocation(WHOLE.corners + margin, (5, 5))
+    photo[margin : margin + SIDE, margin + 3 * SIDE : margin + (3 + bare) * SIDE] = 60
     inner = photo[margin : margin + 5 * SIDE, margin : margin + 5 * SIDE]
-    squares = [(0, 3), (0, 4), (2, 2)]
-    assert squares_like_table(inner, location, squares, photo) == alike
+    return photo, inner, BoardLocation(WHOLE.corners + margin, (5, 5))
 
 
 LAYOUT_READ = "W0 W0 F0 F0 L0\nW1 M0 F1 G0 L0\nS0 S0 C G0 L1\nS2 G2 G2 W0 W0\nM2 L0 L1 F0 F0"
