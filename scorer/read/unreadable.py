@@ -214,12 +214,13 @@ def _against_table(
     image: np.ndarray,
     params: ReadParams,
 ) -> tuple[list[Position], list[Position]]:
-    """Of ``squares``, those with enough of the table in view to be compared with it
-    (:func:`_table_beside`), and of those, the ones unlike it."""
+    """Of ``squares``, those with enough of the table in view to be compared with it (not
+    :func:`_beyond_comparison`), and of those, the ones unlike it."""
     ring = _table_ring(location, image) if squares else None
     if ring is None:
         return [], []
-    compared = [pos for pos in squares if _table_beside(ring[0], pos, params) is not None]
+    unseen = set(_beyond_comparison(squares, ring, params))
+    compared = [pos for pos in squares if pos not in unseen]
     crops = split_cells(board, location.shape)
     return compared, _unlike_ring(crops, location.shape, compared, ring, params)
 
