@@ -217,13 +217,13 @@ def _tried_light(
 def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> BoardPrediction:
     """``prediction`` with every square doubtful where the castle may stand
     (:func:`scorer.read.decoding.castle_places`), when the tile set placed the castle on a
-    square that does not look like it, on a square read with doubt, or (with
-    ``params.castle_doubted``) on one read as the castle with a probability under
-    ``params.doubt_below``: the real castle may have been read as something else."""
+    square that does not look like it, on a square read with doubt, or on one read as the
+    castle with a probability under ``params.castle_doubt_below``: the real castle may have
+    been read as something else."""
     castle = prediction.kingdom.castle
     if castle is None:
         return prediction
-    weak = params.castle_doubted and prediction.confidence[castle] < params.doubt_below
+    weak = prediction.confidence[castle] < params.castle_doubt_below
     if not weak and castle not in prediction.overridden() | prediction.doubtful:
         return prediction
     shape = prediction.kingdom.height, prediction.kingdom.width

@@ -93,9 +93,10 @@ class ReadParams:
     castle_within: float = 6.0
     """Extra cost (nats) of a grid with the castle at a square within which it may stand there."""
 
-    # The tile set promises one castle, not where it stands.
-    castle_doubted: bool = True
-    """Whether a castle read under ``doubt_below`` makes the squares where it may stand doubtful."""
+    # The tile set promises one castle, not where it stands; a castle misplaced makes two
+    # squares wrong at once. Swept in docs/experiments.md (2026-12-07, seventeenth session).
+    castle_doubt_below: float = 0.9
+    """Probability (0–1) of the castle's label under which the places it may stand are doubtful."""
 
     # A veil of glare adds light to every level: a gain alone takes it for over-exposure.
     light_lift: bool = True
