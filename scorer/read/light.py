@@ -200,13 +200,13 @@ def fit_affine(colours: np.ndarray, light: Light, params: ReadParams = DEFAULT) 
     light : Light
         The light fitted as a gain (:func:`fit_colours`).
     params : ReadParams
-        ``lift_trim``.
+        ``lift_trim``, ``lift_start`` and ``least_gain``.
 
     Returns
     -------
     Light
         ``light`` itself where neither start gives a line: the squares match a single
-        terrain level in a channel, or a channel's gain comes out under a tenth.
+        terrain level in a channel, or a channel's gain comes out under ``least_gain``.
 
     Examples
     --------
@@ -225,14 +225,14 @@ def fit_affine(colours: np.ndarray, light: Light, params: ReadParams = DEFAULT) 
     best: tuple[float, Light] | None = None
     # Two starts: the gain alone, and a veil as deep as most of the darkest square's level,
     # under the grey-world gain of what it leaves.
-    veil = 0.8 * seen.min(axis=0)
+    veil = params.lift_start * seen.min(axis=0)
     grey = median(np.log(np.maximum(seen - veil, _FLOOR)), axis=0) - reference["median"]
     for start in (light, Light(grey, veil)):
         fitted: Light | None = start
         for _ in range(FIT_ROUNDS // 2):
             assert fitted is not None
             assigned = terrains[_nearest_terrain(seen, fitted, terrains)]
-            fitted = _affine(np.exp(assigned), seen, params.lift_trim)
+            fitted = _affine(np.exp(assigned), seen, params.lift_trim, params.least_gain)
             if fitted is None:
                 break
         if fitted is None:
@@ -260,10 +260,10 @@ def _nearest_terrain(seen: np.ndarray, light: Light, terrains: np.ndarray) -> np
     return np.asarray(_distance(seen, light, terrains).argmin(axis=1))
 
 
-def _affine(target: np.ndarray, seen: np.ndarray, trim: float) -> Light | None:
-    """``seen ≈ gain × target + lift`` in each channel, by least squares without the
-    ``trim`` share of squares farthest from the line; None where a channel has a single
-    target level or a gain under a tenth."""
+def _affine(target: np.ndarray, seen: np.ndarray, trim: float, least_gain: float) -> Light | None:
+    """``seen ≈ gain × target + lift`` in each channel, by least squares, fitted again without
+    the ``trim`` share of squares farthest from the line; None where a channel has a single
+    target level or a gain under ``least_gain``."""
     gains, lifts = np.zeros(3), np.zeros(3)
     for ch in range(3):
         t, x = target[:, ch], seen[:, ch]
@@ -275,7 +275,7 @@ def _affine(target: np.ndarray, seen: np.ndarray, trim: float) -> Light | None:
             residual = np.abs(x - (gain * t + lift))
             keep = residual <= np.quantile(residual, 1.0 - trim)
         gains[ch], lifts[ch] = gain, lift
-    if np.any(gains < 0.1):
+    if np.any(gains < least_gain):
         return None
     return Light(np.log(gains), lifts)
 

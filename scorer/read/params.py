@@ -106,6 +106,14 @@ class ReadParams:
     lift_trim: float = 0.2
     """Share of squares (0–1) farthest from a channel's fitted line left out of its fit."""
 
+    # Most of the darkest square's level, not all: that square is a terrain too, not the veil.
+    lift_start: float = 0.8
+    """Share (0–1) of the darkest square's level in each channel where the veil's fit starts."""
+
+    # A channel shrunk under a tenth is a misfit (squares matched to the wrong terrains).
+    least_gain: float = 0.1
+    """Smallest gain of a channel in a fit with a lift; a fit with a smaller one is refused."""
+
     light_clearer_by: float = 0.0
     """Mean log-confidence (nats) by which the reading in a tried light must beat the photo's."""
 
