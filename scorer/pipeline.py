@@ -24,7 +24,7 @@ import numpy as np
 from scorer.detect import SQUARE_PX, BoardLocation, find_kingdoms, rectify
 from scorer.detect.params import DEFAULT as DETECT_DEFAULT
 from scorer.detect.params import DetectParams
-from scorer.read.classify import CellClassifier
+from scorer.read.classify import BoardPrediction, CellClassifier
 from scorer.read.corrections import Reading, read_and_correct, read_board
 from scorer.read.params import DEFAULT as READ_DEFAULT
 from scorer.read.params import ReadParams
@@ -299,7 +299,8 @@ def _with_verdict(
                 rules,
                 report.prediction.overridden(),
                 report.prediction.castle_places,
-                share=1.0 - params.doubt_below,
+                unvouched(report.prediction, doubtful, params.doubt_below),
+                share=params.decisive_share,
             )
         ),
         violations=report.violations,
@@ -316,6 +317,7 @@ def decisive_squares(
     rules: Rules,
     overridden: Collection[Position] = (),
     castle_places: Collection[Position] = (),
+    unvouched: Collection[Position] = (),
     *,
     share: float,
 ) -> tuple[Position, ...]:
@@ -324,10 +326,12 @@ def decisive_squares(
     A doubtful square is decisive when its most probable other reading would change the
     total, or when the other readings that would change it hold at least ``share`` of its
     probability together (whichever is the runner-up); so is a square the tile set
-    overruled (what it truly holds, the reading cannot say), and, where the castle may
-    stand on more than one square, each of those squares (which squares score depends on
-    where it stands). A doubt that cannot change the score does not withhold
-    confirmation; one that can does, however few there are.
+    overruled (what it truly holds, the reading cannot say), a square a rule doubted
+    though it reads surely (its probabilities were not what doubted it, so they cannot
+    vouch for the total either), and, where the castle may stand on more than one square,
+    each of those squares (which squares score depends on where it stands). A doubt that
+    cannot change the score does not withhold confirmation; one that can does, however
+    few there are.
 
     Parameters
     ----------
@@ -343,10 +347,12 @@ def decisive_squares(
     castle_places : collection of Position
         Squares where the castle may stand
         (:attr:`scorer.read.classify.BoardPrediction.castle_places`).
+    unvouched : collection of Position
+        Doubtful squares read at or above the doubt threshold, doubted by a rule (an empty
+        read that nothing confirms, a reading that moves with the light): always decisive.
     share : float
         Probability (0–1) of the other readings that change the total from which a square
-        is decisive; the pipeline takes the chance of a wrong reading that makes a square
-        doubtful (one less ``doubt_below``): a total is in doubt as a square is.
+        is decisive (the pipeline's ``ReadParams.decisive_share``).
 
     Returns
     -------
@@ -370,9 +376,11 @@ def decisive_squares(
     ((0, 1),)
     >>> decisive_squares(k, {}, Rules(), (), {(0, 1), (0, 2)}, share=0.2)
     ((0, 1), (0, 2))
+    >>> decisive_squares(k, {(0, 1): {G0: 0.02}}, Rules(), unvouched={(0, 1)}, share=0.2)
+    ((0, 1),)
     """
     total = score(kingdom, rules).total
-    decisive = set(overridden)
+    decisive = set(overridden) | set(unvouched)
     if len(castle_places) > 1:
         decisive |= set(castle_places)
     for pos, readings in other_readings.items():
@@ -392,6 +400,20 @@ def decisive_squares(
                     decisive.add(pos)
                     break
     return tuple(sorted(decisive))
+
+
+def unvouched(
+    prediction: BoardPrediction, doubtful: Collection[Position], doubt_below: float
+) -> frozenset[Position]:
+    """The ``doubtful`` squares of ``prediction`` that read at or above ``doubt_below``,
+    the castle's square aside (its doubts are where else it may stand): a rule doubted them,
+    not their probabilities (:func:`decisive_squares`)."""
+    kingdom = prediction.kingdom
+    return frozenset(
+        pos
+        for pos in doubtful
+        if prediction.confidence[pos] >= doubt_below and kingdom[pos] != CASTLE
+    )
 
 
 @contextmanager

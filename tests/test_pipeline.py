@@ -24,7 +24,9 @@ from scorer.pipeline import (
     score_kingdom,
     score_photo,
     square_side_px,
+    unvouched,
 )
+from scorer.read.classify import BoardPrediction
 from scorer.read.params import DEFAULT as READ_DEFAULT
 from scorer.results.report import other_outline_note, outline_note
 from scorer.rules.errors import BoardNotFoundError, ModelFileError
@@ -364,7 +366,7 @@ def test_a_castle_whose_place_is_in_doubt_could_change_the_total(
         ({"G0": 0.3, "M0": 0.1, "F0": 0.06, "S1": 0.05}, True),  # small ones that add up
     ],
 )
-def test_a_doubtful_square_is_decisive_when_its_runner_up_or_a_fifth_of_the_rest_would_be(
+def test_a_doubtful_square_is_decisive_when_its_runner_up_or_a_share_of_the_rest_would_be(
     readings: dict[str, float], doubted: bool
 ) -> None:
     kingdom = Kingdom.parse("F1 S0 M2\nC W0 M0")
@@ -372,6 +374,49 @@ def test_a_doubtful_square_is_decisive_when_its_runner_up_or_a_fifth_of_the_rest
     others = {Cell.parse(k): v for k, v in readings.items()}
     expected = ((0, 1),) if doubted else ()
     assert decisive_squares(kingdom, {(0, 1): others}, Rules(), share=0.2) == expected
+
+
+def test_a_tenth_of_a_doubtful_square_that_changes_the_total_withholds_it() -> None:
+    # The same kingdom (total 5); the square read S0 at 0.55: its runner-up G0 keeps the
+    # total, S1 and F0 change it (to 6) and hold 0.15 together: enough at the default tenth,
+    # not at a fifth. A held-out scene (margin_3pct, seed 6002) was so: true S0 read F0 at
+    # 0.44, the runner-up S1 keeping the total, the truth at 0.16: confirmed and wrong.
+    kingdom = Kingdom.parse("F1 S0 M2\nC W0 M0")
+    assert score(kingdom).total == 5
+    others = {Cell.parse("G0"): 0.3, Cell.parse("S1"): 0.08, Cell.parse("F0"): 0.07}
+    share = READ_DEFAULT.decisive_share
+    assert decisive_squares(kingdom, {(0, 1): others}, Rules(), share=share) == ((0, 1),)
+    assert decisive_squares(kingdom, {(0, 1): others}, Rules(), share=0.2) == ()
+
+
+# A hand over a corner: the square, truly L1, reads as empty at 0.976 and is doubted by a rule
+# (an empty read that nothing confirms), not by its probabilities. Hand-checked totals: as
+# read, lake 3×1 = 3 (the wheat has no crown); as S0 (a lone swamp) or W0 (the wheat grows
+# to two squares) still 3; as the true L1, lake 4×2 = 8.
+@pytest.mark.parametrize(
+    ("confidence", "cell", "decisive"),
+    [
+        (0.976, ".", ((0, 0),)),  # read surely, doubted by a rule: its readings cannot vouch
+        (0.6, ".", ()),  # doubted by its probabilities, which say the total stands
+        (0.85, "C", ()),  # a castle read weakly: its doubts are where else it may stand
+    ],
+)
+def test_a_square_a_rule_doubted_cannot_be_vouched_for_by_its_probabilities(
+    confidence: float, cell: str, decisive: tuple[tuple[int, int], ...]
+) -> None:
+    kingdom = Kingdom.parse(f"{cell} W0 {'.' if cell == 'C' else 'C'}\nL0 L1 L0")
+    assert score(kingdom).total == 3
+    if cell != "C":
+        assert score(kingdom.replace((0, 0), Cell.parse("L1"))).total == 8
+    confidences = np.ones(kingdom.shape)
+    confidences[0, 0] = confidence
+    proba = np.zeros((*kingdom.shape, len(ALL_CELLS)))
+    prediction = BoardPrediction(kingdom, confidences, proba, ALL_CELLS, frozenset({(0, 0)}))
+    readings = {(0, 0): {Cell.parse("S0"): 0.02, Cell.parse("W0"): 0.004}}
+    rule_doubted = unvouched(prediction, prediction.doubtful, doubt_below=0.8)
+    assert decisive_squares(kingdom, readings, Rules(), (), (), rule_doubted, share=0.2) == (
+        decisive
+    )
 
 
 SURE = replace(READ_DEFAULT, several_doubtful=26, decisive_doubtful=26)

@@ -98,6 +98,12 @@ class ReadParams:
     castle_doubt_below: float = 0.9
     """Probability (0–1) of the castle's label under which the places it may stand are doubtful."""
 
+    # Half the chance of a wrong reading that makes a square doubtful (1 - doubt_below): a
+    # doubtful square's probabilities err, and a confirmed wrong total is the worst outcome.
+    # Swept in docs/experiments.md (2026-12-07, eighteenth session): 0.2 left a silent total.
+    decisive_share: float = 0.1
+    """Probability (0–1) of a doubtful square's readings that change the total, to withhold it."""
+
     # A veil of glare adds light to every level: a gain alone takes it for over-exposure.
     light_lift: bool = True
     """Whether a light outside the bands is doubted where a gain with a lift fits inside them."""

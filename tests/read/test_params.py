@@ -26,7 +26,8 @@ def test_the_defaults_are_the_tuned_values() -> None:
         DEFAULT.bare_row_empty,
         DEFAULT.clearer_by,
         DEFAULT.min_square_px,
-    ) == (100_000.0, 0.5, 0.03, 40)
+        DEFAULT.decisive_share,
+    ) == (100_000.0, 0.5, 0.03, 40, 0.1)
 
 
 def test_params_are_frozen() -> None:
