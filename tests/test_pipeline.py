@@ -379,7 +379,7 @@ def test_a_doubtful_square_is_decisive_when_its_runner_up_or_a_share_of_the_rest
 def test_a_tenth_of_a_doubtful_square_that_changes_the_total_withholds_it() -> None:
     # The same kingdom (total 5); the square read S0 at 0.55: its runner-up G0 keeps the
     # total, S1 and F0 change it (to 6) and hold 0.15 together: enough at the default tenth,
-    # not at a fifth. A held-out scene (margin_3pct, seed 6002) was so: true S0 read F0 at
+    # not at a fifth. A matrix scene (margin_3pct, seed 6002) was so: true S0 read F0 at
     # 0.44, the runner-up S1 keeping the total, the truth at 0.16: confirmed and wrong.
     kingdom = Kingdom.parse("F1 S0 M2\nC W0 M0")
     assert score(kingdom).total == 5
