@@ -384,6 +384,8 @@ def decisive_squares(
     if len(castle_places) > 1:
         decisive |= set(castle_places)
     for pos, readings in other_readings.items():
+        if pos in decisive:  # already decisive: its readings cannot add to that
+            continue
         # Most probable first: the runner-up decides alone, and the rest only while what
         # is left could still reach the share.
         ranked = sorted(readings.items(), key=lambda item: -item[1])  # stable: class order
