@@ -196,7 +196,7 @@ def test_score_kingdom_warning_names_each_doubtful_square_and_its_other_reading(
     assert (0, 1) in report.doubtful
     assert report.second_choices[(0, 1)] in (EMPTY, Cell(Terrain.WHEAT, 0))
     assert report.second_choices[(0, 1)] != report.kingdom[(0, 1)]
-    (warning,) = [w for w in report.warnings if "low confidence" in w]
+    (warning,) = [w for w in report.warnings if "please check" in w]
     other = report.second_choices[(0, 1)].token
     assert f"row 1 column 2 (read {report.kingdom[(0, 1)].token}, perhaps {other})" in warning
 

@@ -192,8 +192,8 @@ def photo_notes(
         n = len(second_choices)
         notes.append(
             ngettext(
-                "{n} square read with low confidence, please check: {squares}",
-                "{n} squares read with low confidence, please check: {squares}",
+                "{n} doubtful square, please check: {squares}",
+                "{n} doubtful squares, please check: {squares}",
                 n,
                 squares=doubtful_hint(kingdom, second_choices),
             )

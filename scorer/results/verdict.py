@@ -8,7 +8,7 @@ as the player confirming the outline (its edge and its corrections), not the squ
 >>> kingdom_verdict((5, 5), corners, (1000, 1000), 100.0)
 ()
 >>> kingdom_verdict((5, 4), corners, (1000, 1000), 100.0, doubtful=3)
-('the grid found is 5×4, not square', '3 squares were read with low confidence')
+('the grid found is 5×4, not square', '3 squares are doubtful')
 >>> kingdom_verdict((5, 5), corners, (1000, 1000), 100.0, marked=True, detected_shape=(4, 5))
 ()
 """
@@ -61,7 +61,9 @@ def kingdom_verdict(
     detected_shape : tuple of int, optional
         The grid detection found, when what was read corrected the outline.
     doubtful : int
-        How many squares were read with low confidence.
+        How many squares are doubtful: read with low confidence, or put in doubt by a
+        rule (an empty reading walled in by tiles, the places the castle may stand, the two
+        lights reading a square differently, decoding changing it).
     decisive : int
         How many of those would change the total if their most probable other reading
         were right: one is enough to withhold confirmation.
@@ -141,16 +143,16 @@ def kingdom_verdict(
     if doubtful >= params.several_doubtful:
         reasons.append(
             ngettext(
-                "{n} square was read with low confidence",
-                "{n} squares were read with low confidence",
+                "{n} square is doubtful",
+                "{n} squares are doubtful",
                 doubtful,
             )
         )
     elif decisive >= params.decisive_doubtful:
         reasons.append(
             ngettext(
-                "{n} square read with low confidence could change the total",
-                "{n} squares read with low confidence could change the total",
+                "{n} doubtful square could change the total",
+                "{n} doubtful squares could change the total",
                 decisive,
             )
         )

@@ -27,7 +27,7 @@ def test_flags_on_squares_read_right_are_false_alarms() -> None:
         kingdom=read,
         doubtful=frozenset({(0, 1), (1, 1)}),  # the castle (right) and the lake (wrong)
         confirmed=False,
-        reasons=("3 squares were read with low confidence",),
+        reasons=("3 squares are doubtful",),
     )
     tally: Counter[str] = Counter()
     _count(tally, found, truth)
@@ -35,4 +35,4 @@ def test_flags_on_squares_read_right_are_false_alarms() -> None:
     assert tally["castle flags"] == 1 and tally["castle false alarms"] == 1
     assert tally["flags on squares read wrong"] == 1
     assert tally["total wrong"] == 1 and tally["total wrong but confirmed"] == 0
-    assert tally["reason: 3 squares were read with low confidence"] == 1
+    assert tally["reason: 3 squares are doubtful"] == 1

@@ -93,13 +93,9 @@ def test_a_photo_players_json_is_the_command_lines_photo_kingdom() -> None:
 
 
 def test_csv_says_whether_each_total_is_confirmed_and_why_not() -> None:
-    report = _photo_report(
-        ("the grid found is 1×3, not square", "3 squares were read with low confidence")
-    )
+    report = _photo_report(("the grid found is 1×3, not square", "3 squares are doubtful"))
     cleo = PlayerResult("Cleo", "table.jpg", report.kingdom, report=report, confirmed=False)  # type: ignore[attr-defined]
     rows = list(csv.DictReader(io.StringIO(results_csv([BEN, cleo], RULES))))
     assert [r["confirmed"] for r in rows] == ["yes", "no"]
     assert rows[0]["reasons"] == ""
-    assert rows[1]["reasons"] == (
-        "the grid found is 1×3, not square; 3 squares were read with low confidence"
-    )
+    assert rows[1]["reasons"] == "the grid found is 1×3, not square; 3 squares are doubtful"

@@ -92,7 +92,7 @@ def test_photo_notes_come_outline_first_then_grid_size_then_doubtful_squares() -
         "the grid found is 2×3, not square: check the corners",
         "the squares are only 20 pixels across in the photo, so crowns may be misread: "
         "check them, or take the photo closer or at a higher resolution",
-        "2 squares read with low confidence, please check: row 1 column 2 (read F0, perhaps "
+        "2 doubtful squares, please check: row 1 column 2 (read F0, perhaps "
         "W1), row 2 column 1 (read W1, perhaps W0)",
     )
 

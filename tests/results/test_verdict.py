@@ -43,7 +43,7 @@ def test_a_clear_kingdom_inside_the_photo_is_confirmed() -> None:
             {"corners": [[500, 500], [1010, 500], [1010, 1000], [500, 1000]]},
             "the kingdom runs off the photo's edge at the right and the bottom",
         ),
-        ({"doubtful": 3}, "3 squares were read with low confidence"),
+        ({"doubtful": 3}, "3 squares are doubtful"),
         (
             {"violations": [Violation(ViolationKind.TOO_MANY_OF_PAIR, "2 squares of M3", ())]},
             "the squares read cannot all come from the 48 dominoes: 2 squares of M3",
@@ -73,9 +73,7 @@ def test_a_grid_of_the_largest_side_at_the_edge_cannot_be_cut_off() -> None:
 def test_corners_the_player_marked_confirm_the_outline_not_the_squares() -> None:
     at_edge = [[0, 0], [500, 0], [500, 500], [0, 500]]
     assert _reasons(corners=at_edge, detected_shape=(4, 5), marked=True) == ()
-    assert _reasons(corners=at_edge, marked=True, doubtful=4) == (
-        "4 squares were read with low confidence",
-    )
+    assert _reasons(corners=at_edge, marked=True, doubtful=4) == ("4 squares are doubtful",)
     assert _reasons(shape=(5, 4), marked=True) == ("the grid found is 5×4, not square",)
 
 
