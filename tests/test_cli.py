@@ -311,10 +311,12 @@ def test_python_dash_m(fixtures: Path) -> None:
 
 
 class _StandInModel:
-    """A stand-in square classifier for photo input: a fixed, sure reading of a 5×5 kingdom,
-    unsure at two squares."""
+    """A stand-in square classifier for photo input: a fixed, sure reading of a 5×5 kingdom
+    laid from 11 dominoes of the set, unsure at two squares."""
 
-    GRID = ("F1 F0 W0 W0 L1", "F0 F0 W1 L0 L0", "G0 G0 C M2 M0", "G1 G0 S0 S1 W1", "G0 S0 S0 .  .")
+    GRID = ("F1 W0 W0 W0 L1", "L0 L0 W1 G0 F0", "G0 G0 C M2 S0", "G1 W0 S0 S0 W1", "G0 F0 .  .  M0")
+    # F1W0 (24), W0W0 (1), L1F0 (32), L0L0 (7), W1G0 (21), G0G0 (10), M2S0 (46), W0G1 (36),
+    # S0S0 (12), W1M0 (23), F0G0 (18)
 
     def predict_cell_proba(self, crops: list[object]) -> object:
         import numpy as np

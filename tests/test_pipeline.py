@@ -201,6 +201,45 @@ def test_score_kingdom_warning_names_each_doubtful_square_and_its_other_reading(
     assert f"row 1 column 2 (read {report.kingdom[(0, 1)].token}, perhaps {other})" in warning
 
 
+class _BareSpotModel:
+    """Reads, each square at 0.97, a kingdom of whole dominoes with its top left domino (W0
+    W0) taken away, whose right half's bare table it reads as a crowned grassland (empty at
+    0.02)."""
+
+    GRID = ". G2 F0 F0 L1 / G0 G0 M2 W0 F0 / W1 S0 C L0 L0 / M0 S0 W0 S0 F1 / G2 W0 G0 M2 W0"
+
+    def predict_cell_proba(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        proba = np.full((len(crops), len(ALL_CELLS)), 0.01 / (len(ALL_CELLS) - 1))
+        for i, token in enumerate(self.GRID.replace("/", "").split()):
+            proba[i, ALL_CELLS.index(Cell.parse(token))] = 0.97
+        proba[1, ALL_CELLS.index(EMPTY)] = 0.02
+        return proba / proba.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_a_bare_spot_read_surely_as_a_tile_is_flagged_where_dominoes_cannot_pair(
+    rule: bool,
+) -> None:
+    # 23 tile squares: whole dominoes never leave an odd number. The crowned grassland read
+    # on bare table joins the two grassland squares below it: 3 x 2 = 6 points too many.
+    read = Kingdom.parse(_BareSpotModel.GRID.replace("/", "\n"))
+    truth = read.replace((0, 1), EMPTY)
+    assert score(read).total - score(truth).total == 6
+    corners = [[0, 0], [499, 0], [499, 499], [0, 499]]
+    params = replace(READ_DEFAULT, domino_doubt=rule)
+    (report,) = score_photo(
+        np.zeros((500, 500, 3), np.uint8),
+        Rules(),
+        corners=corners,
+        grid=5,
+        model=_BareSpotModel(),  # type: ignore[arg-type]
+        read_params=params,
+    ).kingdoms
+    assert report.kingdom == read
+    assert ((0, 1) in report.doubtful) is rule
+    assert not report.confirmed  # the bare square (0, 0) is in doubt either way
+
+
 MARKED_CASTLE = (0, 0, 255)
 """Colour of the castle square in the drawn photos below (BGR red)."""
 

@@ -39,7 +39,7 @@ from scorer.read.classify import (
     doubtful_squares,
     predict_from_probabilities,
 )
-from scorer.read.decoding import castle_places, decode
+from scorer.read.decoding import castle_places, decode, whole_domino_changes
 from scorer.read.light import (
     NEUTRAL,
     Light,
@@ -123,9 +123,10 @@ def read_and_correct(
         (:func:`scorer.read.light.outside_bands`; but a veil of glare, a gain with a lift
         inside the bands, is only tried: ``_veiled``) or reads clearer in it (``_tried_light``),
         the squares the two lights tried read differently doubtful (on the outline kept),
-        and its squares that cannot be read flagged
-        (:func:`scorer.read.unreadable.with_unreadable`), whether the outline was found or
-        marked.
+        its squares that cannot be read flagged
+        (:func:`scorer.read.unreadable.with_unreadable`), and, where its tile squares cannot
+        all be paired into dominoes, those a grid of whole dominoes reads differently
+        doubtful (``_with_domino_doubts``), whether the outline was found or marked.
     """
     colours = square_colours(board, found.shape)
     fitted = fit_colours(colours)
@@ -175,9 +176,10 @@ def read_and_correct(
         prediction = _with_light_doubts(prediction, first, other)
     prediction = _with_castle_doubts(prediction, params)
     hidden = unreadable_squares(seen, location, prediction, taken, params)
-    return outline, Reading(
-        location, board, with_unreadable(prediction, hidden, doubt_below=params.doubt_below)
-    )
+    prediction = with_unreadable(prediction, hidden, doubt_below=params.doubt_below)
+    if params.domino_doubt:
+        prediction = _with_domino_doubts(prediction)
+    return outline, Reading(location, board, prediction)
 
 
 def _veiled(colours: np.ndarray, light: Light, params: ReadParams) -> bool:
@@ -231,6 +233,16 @@ def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> Boar
         prediction.probabilities, prediction.classes, shape, params.castle_within
     )
     return replace(prediction, doubtful=prediction.doubtful | places, castle_places=places)
+
+
+def _with_domino_doubts(prediction: BoardPrediction) -> BoardPrediction:
+    """``prediction`` with every square doubtful that the most probable grid of whole
+    dominoes reads differently, when its tile squares cannot all be paired into dominoes
+    of the set (:func:`scorer.read.decoding.whole_domino_changes`)."""
+    changes = whole_domino_changes(prediction.probabilities, prediction.classes, prediction.kingdom)
+    if changes <= prediction.doubtful:
+        return prediction
+    return replace(prediction, doubtful=prediction.doubtful | changes)
 
 
 def _with_light_doubts(

@@ -30,7 +30,16 @@ from typing import Final
 
 import numpy as np
 
-from scorer.rules.kingdom import ALL_CELLS, CASTLE, EMPTY, Cell, Kingdom, tileset, tileset_counts
+from scorer.rules.kingdom import (
+    ALL_CELLS,
+    CASTLE,
+    EMPTY,
+    Cell,
+    Kingdom,
+    Position,
+    tileset,
+    tileset_counts,
+)
 
 UNPAIRED_COST: Final = float(np.log(20.0))
 """Cost, in nats, of a tile square that forms no domino of the set with a neighbour: that of
@@ -42,6 +51,11 @@ CANDIDATES: Final = 6
 CANDIDATE_MARGIN: Final = 8.0
 """Cost, in nats, above a square's best label beyond which a candidate tile label is dropped
 (a probability ratio of about 3000); the square's best tile label is always kept."""
+
+WHOLE_DOMINOES_COST: Final = 1000.0
+"""Cost, in nats, of an unpaired tile square in :func:`whole_domino_changes`: far more than
+relabelling a square can cost (21 nats at most, ``-log`` of :data:`_EPS`), so the grid chosen
+pairs every tile square wherever relabelling some squares allows it; under :data:`_FORBIDDEN`."""
 
 TIME_LIMIT_S: Final = 5.0
 """Cap on the solver's time; the problem is tiny, so this only guards odd inputs."""
@@ -113,6 +127,60 @@ def decode(
     ).reshape(rows, cols)
     grid = [chosen[r * cols : (r + 1) * cols] for r in range(rows)]
     return Kingdom.from_cells(grid), confidence
+
+
+def whole_domino_changes(
+    probabilities: np.ndarray, classes: Sequence[Cell], kingdom: Kingdom
+) -> frozenset[Position]:
+    """The squares where the most probable grid of whole dominoes differs from ``kingdom``.
+
+    A kingdom is built domino by domino, so every tile square of a real one is half of a
+    domino of the set laid with a neighbour. A reading whose tile squares cannot all be
+    paired that way (an odd number of them, a M0 beside no W1) is wrong somewhere, however
+    surely each square read; :func:`decode` lets it stand at a small cost because the
+    classifier's readings outweigh it. The grid :func:`decode` chooses when no square may
+    be left unpaired (:data:`WHOLE_DOMINOES_COST`) names where it is likely wrong: the
+    squares it reads differently, such as a bare spot of table read as a tile.
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray
+        ``rows × cols × len(classes)`` probabilities.
+    classes : sequence of Cell
+        The cell value of each entry along the last axis.
+    kingdom : Kingdom
+        The grid as read.
+
+    Returns
+    -------
+    frozenset of Position
+        Empty when the kingdom as read tiles into dominoes of the set.
+
+    Examples
+    --------
+    Three lakes in a row cannot all be paired: one of them is likely bare table.
+
+    >>> from scorer.rules.kingdom import ALL_CELLS, Cell, Terrain
+    >>> lake, empty = ALL_CELLS.index(Cell(Terrain.LAKE, 0)), ALL_CELLS.index(EMPTY)
+    >>> p = np.full((1, 4, len(ALL_CELLS)), 0.001)
+    >>> p[0, :3, lake] = 0.9
+    >>> p[0, 0, empty] = 0.05  # the likelier bare spot
+    >>> p[0, 3, ALL_CELLS.index(CASTLE)] = 0.9
+    >>> read = Kingdom.parse("L0 L0 L0 C")
+    >>> sorted(whole_domino_changes(p, ALL_CELLS, read))
+    [(0, 0)]
+    >>> whole_domino_changes(p, ALL_CELLS, Kingdom.parse(". L0 L0 C"))
+    frozenset()
+    """
+    shape = (kingdom.height, kingdom.width)
+    n = shape[0] * shape[1]
+    read = [cell for _, cell in kingdom.cells()]
+    exact = np.full((n, len(ALL_CELLS)), -np.log(_EPS))
+    exact[np.arange(n), [ALL_CELLS.index(cell) for cell in read]] = 0.0
+    if _best_if_buildable(exact, shape, WHOLE_DOMINOES_COST) is not None:
+        return frozenset()
+    whole, _ = decode(probabilities, classes, shape, unpaired_cost=WHOLE_DOMINOES_COST)
+    return frozenset(pos for pos, cell in kingdom.cells() if whole[pos] != cell)
 
 
 def castle_places(

@@ -85,6 +85,9 @@ class ReadParams:
     light_disagreement: bool = True
     """Whether a square read as different labels in the two lights tried is doubtful."""
 
+    domino_doubt: bool = True
+    """Whether the squares that a grid of whole dominoes reads differently are doubtful."""
+
     doubt_below: float = 0.8
     """Probability (0–1) of a square's decoded label under which the square is doubtful."""
 

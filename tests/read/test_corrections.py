@@ -505,7 +505,8 @@ def test_a_square_that_reads_as_another_label_in_the_other_light_is_doubtful(
     # reads surely in both lights, but as wheat in one and as lake in the other.
     image, found = _tinted_kingdom()
     board = rectify(image, found, SQUARE_PX)
-    params = replace(DEFAULT, light_disagreement=disagreement)
+    # Three tile squares are never whole dominoes: that rule's doubts are not under test.
+    params = replace(DEFAULT, light_disagreement=disagreement, domino_doubt=False)
     model = _LightSensitiveModel()
     _, reading = read_and_correct(image, found, board, model, refine=False, params=params)  # type: ignore[arg-type]
     assert model.boards == 2  # read in both lights
@@ -546,7 +547,8 @@ def test_the_two_lights_are_compared_on_the_outline_reading_took(disagreement: b
     image, right = _tinted_kingdom()
     shifted = _quad(100 + SQUARE_PX / 2, 100, 100 + 2.5 * SQUARE_PX, 100 + 2 * SQUARE_PX)
     off = BoardLocation(shifted, (2, 2), alternatives=(right,))
-    params = replace(DEFAULT, light_disagreement=disagreement)
+    # Three tile squares are never whole dominoes: that rule's doubts are not under test.
+    params = replace(DEFAULT, light_disagreement=disagreement, domino_doubt=False)
     board = rectify(image, off, SQUARE_PX)
     outline, reading = read_and_correct(image, off, board, _TintAndSeamModel(), params=params)  # type: ignore[arg-type]
     assert outline is right and reading.location is right
@@ -574,7 +576,8 @@ def test_a_square_is_doubtful_under_the_confidence_the_reading_is_given(
 ) -> None:
     image, found = _tinted_kingdom()
     board = rectify(image, found, SQUARE_PX)
-    params = replace(DEFAULT, doubt_below=doubt_below, light_trial=False)
+    # Three tile squares are never whole dominoes: that rule's doubts are not under test.
+    params = replace(DEFAULT, doubt_below=doubt_below, light_trial=False, domino_doubt=False)
     _, reading = read_and_correct(image, found, board, _FairlySureModel(), params=params)  # type: ignore[arg-type]
     assert reading.prediction.kingdom[(0, 0)] == CROWNED_WHEAT
     assert reading.prediction.doubtful == frozenset(doubtful)

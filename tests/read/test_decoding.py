@@ -272,3 +272,34 @@ def test_the_shortcut_gives_the_solvers_answer() -> None:
                 taken += 1
                 assert quick == decoding._solve_programme(cost, (5, 5), unpaired)
     assert 10 < taken < 110  # both ways were tried
+
+
+def test_a_kingdom_of_whole_dominoes_is_left_as_read() -> None:
+    assert decoding.whole_domino_changes(_one_hot(_tokens(BUILT)), ALL_CELLS, BUILT) == frozenset()
+
+
+def _read(tokens: list[str]) -> Kingdom:
+    return Kingdom.parse("\n".join(" ".join(tokens[r * 5 : r * 5 + 5]) for r in range(5)))
+
+
+@pytest.mark.parametrize(
+    ("changed", "second", "named"),
+    [
+        # The first domino (W0 W0) taken away, its right half's bare table read as a crowned
+        # grassland: 23 tile squares, one too many for whole dominoes. Making that square
+        # bare again costs log(0.9 / 0.08) = 2.4 nats; any other change log(0.9 / 0.006) = 5.
+        ({0: ".", 1: "G2"}, {1: (".", 0.08)}, {(0, 1)}),
+        # The W1 beside the M0 read as W0: 24 tile squares, but M0 pairs with W1 alone.
+        ({10: "W0"}, {10: ("W1", 0.08)}, {(2, 0)}),
+    ],
+)
+def test_the_squares_a_grid_of_whole_dominoes_reads_differently_are_named(
+    changed: dict[int, str], second: dict[int, tuple[str, float]], named: set[tuple[int, int]]
+) -> None:
+    tokens = _tokens(BUILT)
+    for i, token in changed.items():
+        tokens[i] = token
+    probs = _one_hot(tokens)
+    for i, (token, p) in second.items():
+        probs = _with(probs, i, {tokens[i]: 0.9, token: p})
+    assert decoding.whole_domino_changes(probs, ALL_CELLS, _read(tokens)) == named
