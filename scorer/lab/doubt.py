@@ -76,7 +76,9 @@ def _inputs(root: Path, scenes: int) -> Iterator[tuple[str, np.ndarray, list[Any
     boards = load_aau_boards(root)
     for k, family in enumerate(BACKGROUNDS):
         for i in range(scenes):
-            scene = make_scene(90_000 + k * 10_000 + i, boards, background=family)
+            scene = make_scene(
+                90_000 + k * 10_000 + i, boards, background=family, whole_dominoes=True
+            )
             truths = [(np.asarray(t.corners).mean(axis=0), t.kingdom) for t in scene.kingdoms]
             yield "scenes", scene.image, truths
 

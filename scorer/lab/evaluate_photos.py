@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fold_boards, fold_classify = folds[seed % len(folds)]
         if fold_classify is not None:
             reader_of.update({b.name: fold_classify for b in fold_boards})
-        scene = make_scene(seed, fold_boards)
+        scene = make_scene(seed, fold_boards, whole_dominoes=True)
         results.extend(evaluate_scene(scene, fold_classify, params=detect_params))
     synthetic = summarise(results)
     if args.set:
@@ -228,7 +228,7 @@ def evaluate_scenes(
     ``params``."""
     results = []
     for seed in seeds:
-        scene = make_scene(seed, boards)
+        scene = make_scene(seed, boards, whole_dominoes=True)
         results.extend(evaluate_scene(scene, classify, params=params))
     return results
 

@@ -559,7 +559,7 @@ def cached_scene(name: str, seed: int, board: Board, partner: Board) -> Scene:
             return Scene(np.asarray(image, np.uint8), *rest)
         except (OSError, ValueError, pickle.UnpicklingError, EOFError):
             pass
-    scene = make_scene(seed, [board, partner], condition=CONDITIONS[name])
+    scene = make_scene(seed, [board, partner], condition=CONDITIONS[name], whole_dominoes=True)
     ok, png = cv2.imencode(".png", scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if ok:
         path.parent.mkdir(parents=True, exist_ok=True)

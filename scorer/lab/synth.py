@@ -27,6 +27,7 @@ import numpy as np
 from scorer.lab import scene_conditions as sc
 from scorer.lab.datasets import Board
 from scorer.lab.scene_conditions import CONDITIONS, TABLES, Condition, Light
+from scorer.read.decoding import domino_tiling
 from scorer.rules.kingdom import CASTLE, EMPTY, Kingdom, Position
 
 __all__ = [
@@ -101,6 +102,7 @@ def make_scene(
     background: str | None = None,
     remove_cells: bool | None = None,
     condition: Condition | None = None,
+    whole_dominoes: bool = False,
 ) -> Scene:
     """Generate one table photo from a seed.
 
@@ -121,6 +123,11 @@ def make_scene(
         (:data:`scorer.lab.scene_conditions.CONDITIONS`); its kingdom count, table and
         removal apply where the arguments above are not given. Without one, the
         ordinary random scene.
+    whole_dominoes : bool
+        Take each square away with the other half of its domino, as a real kingdom that
+        was never finished leaves them: an even number of bare squares. Off, single
+        squares go (the training scenes, which only need bare table to show); on, for
+        the scenes an evaluation reads. The random draws are the same either way.
 
     Returns
     -------
@@ -132,7 +139,9 @@ def make_scene(
         remove_cells = condition.remove_cells if remove_cells is None else remove_cells
     rng = np.random.default_rng(seed)
     for _ in range(20):
-        scene = _draw_scene(rng, seed, boards, n_kingdoms, background, remove_cells, condition)
+        scene = _draw_scene(
+            rng, seed, boards, n_kingdoms, background, remove_cells, condition, whole_dominoes
+        )
         if scene is not None:
             return scene
     raise RuntimeError(f"could not lay out a scene for seed {seed}")
@@ -146,6 +155,7 @@ def _draw_scene(
     background: str | None,
     remove_cells: bool | None,
     condition: Condition | None = None,
+    whole_dominoes: bool = False,
 ) -> Scene | None:
     """One attempt at a scene; None when a kingdom would leave the photo."""
     cond = Condition("drawn") if condition is None else condition
@@ -182,7 +192,7 @@ def _draw_scene(
     placed: list[tuple[np.ndarray, Kingdom, str]] = []
     for i in picked:
         board = boards[int(i)]
-        kingdom, alpha = _remove_cells(rng, board, remove_cells)
+        kingdom, alpha = _remove_cells(rng, board, remove_cells, whole_dominoes)
         spot = _free_spot(rng, occupied, k_side, plane_w, plane_h)
         if spot is None:
             if condition is not None:  # a condition's kingdom count is part of its recipe
@@ -369,8 +379,15 @@ def _smooth_noise(rng: _Rng, h: int, w: int, sigma: float) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)[:h, :w]
 
 
-def _remove_cells(rng: _Rng, board: Board, remove: bool | None) -> tuple[Kingdom, np.ndarray]:
-    """Take some squares away; return the labels and an alpha mask of what remains."""
+def _remove_cells(
+    rng: _Rng, board: Board, remove: bool | None, whole_dominoes: bool = False
+) -> tuple[Kingdom, np.ndarray]:
+    """Take some squares away; return the labels and an alpha mask of what remains.
+
+    With ``whole_dominoes``, each square goes with the other half of its domino
+    (:func:`scorer.read.decoding.domino_tiling`; a board that does not tile loses its
+    squares singly).
+    """
     kingdom = board.kingdom
     rows, cols = kingdom.shape
     if remove is None:
@@ -395,6 +412,8 @@ def _remove_cells(rng: _Rng, board: Board, remove: bool | None) -> tuple[Kingdom
             count = int(rng.integers(1, 4))
             idx = rng.choice(len(border), size=min(count, len(border)), replace=False)
             gone = [border[int(i)] for i in idx]
+        if whole_dominoes:
+            gone = _with_partners(gone, domino_tiling(kingdom) or ())
         for pos in gone:
             kingdom = kingdom.replace(pos, EMPTY)
     h, w = board.image.shape[:2]
@@ -404,6 +423,19 @@ def _remove_cells(rng: _Rng, board: Board, remove: bool | None) -> tuple[Kingdom
         if cell == EMPTY:
             alpha[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)] = 0
     return kingdom, alpha
+
+
+def _with_partners(
+    gone: Sequence[Position], pairs: Sequence[tuple[Position, Position]]
+) -> list[Position]:
+    """``gone`` with the other half of each square's domino among ``pairs``, in order."""
+    partner = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+    out: list[Position] = []
+    for pos in gone:
+        for square in (pos, partner.get(pos)):
+            if square is not None and square not in out:
+                out.append(square)
+    return out
 
 
 def _extent(kingdom: Kingdom) -> tuple[tuple[int, int, int, int], Kingdom]:

@@ -172,13 +172,9 @@ def whole_domino_changes(
     >>> whole_domino_changes(p, ALL_CELLS, Kingdom.parse(". L0 L0 C"))
     frozenset()
     """
-    shape = (kingdom.height, kingdom.width)
-    n = shape[0] * shape[1]
-    read = [cell for _, cell in kingdom.cells()]
-    exact = np.full((n, len(ALL_CELLS)), -np.log(_EPS))
-    exact[np.arange(n), [ALL_CELLS.index(cell) for cell in read]] = 0.0
-    if _best_if_buildable(exact, shape, WHOLE_DOMINOES_COST) is not None:
+    if domino_tiling(kingdom) is not None:
         return frozenset()
+    shape = (kingdom.height, kingdom.width)
     whole, _ = decode(probabilities, classes, shape, unpaired_cost=WHOLE_DOMINOES_COST)
     return frozenset(pos for pos, cell in kingdom.cells() if whole[pos] != cell)
 
@@ -290,7 +286,6 @@ def _best_if_buildable(
     integer programme is not needed. Most well-read boards are such a grid.
     ``None`` otherwise.
     """
-    rows, cols = shape
     chosen = [ALL_CELLS[k] for k in np.argmin(cost, axis=1)]
     if chosen.count(CASTLE) != 1:
         return None
@@ -300,12 +295,41 @@ def _best_if_buildable(
         return None
     if unpaired_cost <= 0:
         return chosen
+    return chosen if _tiling(chosen, shape) is not None else None
+
+
+def domino_tiling(kingdom: Kingdom) -> tuple[tuple[Position, Position], ...] | None:
+    """A way to lay ``kingdom``'s tile squares as dominoes of the set, or None if none.
+
+    Each pair is two side-by-side squares that form a domino of the 48, each domino used
+    no more often than the set holds it; every tile square is in one pair. A search of
+    at most 10,000 steps: a grid too hard for it counts as not tiled.
+
+    Examples
+    --------
+    >>> domino_tiling(Kingdom.parse("W1 M0 C"))
+    (((0, 0), (0, 1)),)
+    >>> domino_tiling(Kingdom.parse("W0 M0 C")) is None  # M0 pairs with W1 alone
+    True
+    """
+    cols = kingdom.width
+    pairs = _tiling([cell for _, cell in kingdom.cells()], (kingdom.height, cols))
+    if pairs is None:
+        return None
+    return tuple((divmod(i, cols), divmod(j, cols)) for i, j in pairs)
+
+
+def _tiling(cells: Sequence[Cell], shape: tuple[int, int]) -> list[tuple[int, int]] | None:
+    """The pairs of squares (row-major indices) that tile ``cells``' tile squares into
+    dominoes of the set, by a depth-first search of at most 10,000 steps; None if none."""
+    rows, cols = shape
     place = _label_place()
-    label_of = [place.get(c, -1) for c in chosen]  # -1: the castle or an empty square
+    label_of = [place.get(c, -1) for c in cells]  # -1: the castle or an empty square
     domino_of = _domino_index()
     left = list(_domino_kinds().values())
     open_ = [label >= 0 for label in label_of]
-    budget = [10_000]  # search steps; a grid this hard goes to the solver instead
+    budget = [10_000]  # search steps; a grid this hard counts as not tiled
+    laid: list[tuple[int, int]] = []
 
     def tile_from(i: int) -> bool:
         while i < rows * cols and not open_[i]:
@@ -324,13 +348,15 @@ def _best_if_buildable(
                 continue
             open_[i] = open_[j] = False
             left[k] -= 1
+            laid.append((i, j))
             if tile_from(i + 1):
                 return True
+            laid.pop()
             open_[i] = open_[j] = True
             left[k] += 1
         return False
 
-    return chosen if tile_from(0) else None
+    return laid if tile_from(0) else None
 
 
 def _solve_programme(cost: np.ndarray, shape: tuple[int, int], unpaired_cost: float) -> list[Cell]:

@@ -20,7 +20,8 @@ from scorer.lab.synth import (
     demo_board,
     make_scene,
 )
-from scorer.rules.kingdom import EMPTY
+from scorer.read.decoding import domino_tiling
+from scorer.rules.kingdom import EMPTY, Kingdom
 
 DEMO_BOARDS = [demo_board(seed) for seed in range(3)]
 
@@ -256,3 +257,25 @@ def test_two_kingdoms_incomplete_and_clutter() -> None:
     a = make_scene(0, DEMO_BOARDS, condition=_cond("plain")).image
     b = make_scene(0, DEMO_BOARDS, condition=_cond("clutter")).image
     assert a.shape == b.shape and not np.array_equal(a, b)
+
+
+# A finished kingdom laid from 12 dominoes of the set, on a demo board's picture.
+WHOLE = replace(
+    demo_board(0),
+    kingdom=Kingdom.parse(
+        "W0 W0 F0 F0 L1\nG0 G0 M2 W0 F0\nW1 S0 C L0 L0\nM0 S0 W0 S0 F1\nG2 W0 G0 M2 W0"
+    ),
+)
+# W0W0, F0F0, L1F0, G0G0, M2W0, W1M0, S0S0, L0L0, F1W0, G2W0, W0G0, S0M2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_an_evaluation_scene_takes_squares_away_a_whole_domino_at_a_time(seed: int) -> None:
+    single = make_scene(seed, [WHOLE], n_kingdoms=1, remove_cells=True)
+    whole = make_scene(seed, [WHOLE], n_kingdoms=1, remove_cells=True, whole_dominoes=True)
+    ((cut,), (kept,)) = ([k.kingdom for k in s.kingdoms] for s in (single, whole))
+    # The same draws: the squares that go singly go here too, with their partners.
+    assert len(cut.land()) >= len(kept.land()) > 0
+    # What is left is still laid from whole dominoes of the set.
+    assert len(kept.land()) % 2 == 0
+    assert domino_tiling(kept) is not None
