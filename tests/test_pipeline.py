@@ -237,6 +237,8 @@ def test_a_bare_spot_read_surely_as_a_tile_is_flagged_where_dominoes_cannot_pair
     ).kingdoms
     assert report.kingdom == read
     assert ((0, 1) in report.doubtful) is rule
+    if rule:  # the player is offered the bare table a grid of whole dominoes reads there
+        assert report.second_choices[(0, 1)] == EMPTY
     assert not report.confirmed  # the bare square (0, 0) is in doubt either way
 
 

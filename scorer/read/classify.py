@@ -85,6 +85,10 @@ class BoardPrediction:
     castle_places : frozenset of Position
         Where no square looks like the castle: the squares it may stand on, each also
         doubtful (:func:`scorer.read.decoding.castle_places`); empty otherwise.
+    domino_reading : tuple of (Position, Cell)
+        Where the tile squares read cannot all be paired into dominoes of the set: the
+        squares a grid of whole dominoes reads differently, with its reading of each, each
+        also doubtful (:func:`scorer.read.decoding.whole_domino_changes`); empty otherwise.
     """
 
     kingdom: Kingdom
@@ -94,6 +98,7 @@ class BoardPrediction:
     doubtful: frozenset[Position]
     unreadable: tuple[Unreadable, ...] = ()
     castle_places: frozenset[Position] = frozenset()
+    domino_reading: tuple[tuple[Position, Cell], ...] = ()
 
     def runner_up(self, pos: Position) -> Cell:
         """The most probable reading of a square other than the decoded one that the kingdom
@@ -101,7 +106,8 @@ class BoardPrediction:
 
         For a doubtful square this is what the player most likely needs instead. On a
         square where the castle may stand (:attr:`castle_places`) though no square looks
-        like it, that is the castle.
+        like it, that is the castle; on one a grid of whole dominoes reads differently
+        (:attr:`domino_reading`), that grid's reading.
 
         Parameters
         ----------
@@ -114,6 +120,9 @@ class BoardPrediction:
         """
         if pos in self.castle_places and self.kingdom[pos] != CASTLE:
             return CASTLE
+        whole = dict(self.domino_reading)
+        if pos in whole:
+            return whole[pos]
         others = self.other_readings(pos)
         return max(others, key=others.__getitem__)  # the first of equals, in class order
 

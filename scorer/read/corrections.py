@@ -238,11 +238,16 @@ def _with_castle_doubts(prediction: BoardPrediction, params: ReadParams) -> Boar
 def _with_domino_doubts(prediction: BoardPrediction) -> BoardPrediction:
     """``prediction`` with every square doubtful that the most probable grid of whole
     dominoes reads differently, when its tile squares cannot all be paired into dominoes
-    of the set (:func:`scorer.read.decoding.whole_domino_changes`)."""
+    of the set (:func:`scorer.read.decoding.whole_domino_changes`), that grid's reading
+    of each kept as its likeliest other reading."""
     changes = whole_domino_changes(prediction.probabilities, prediction.classes, prediction.kingdom)
-    if changes <= prediction.doubtful:
+    if not changes:
         return prediction
-    return replace(prediction, doubtful=prediction.doubtful | changes)
+    return replace(
+        prediction,
+        doubtful=prediction.doubtful | changes.keys(),
+        domino_reading=tuple(changes.items()),
+    )
 
 
 def _with_light_doubts(

@@ -131,8 +131,9 @@ def decode(
 
 def whole_domino_changes(
     probabilities: np.ndarray, classes: Sequence[Cell], kingdom: Kingdom
-) -> frozenset[Position]:
-    """The squares where the most probable grid of whole dominoes differs from ``kingdom``.
+) -> dict[Position, Cell]:
+    """The squares where the most probable grid of whole dominoes differs from ``kingdom``,
+    with that grid's reading of each.
 
     A kingdom is built domino by domino, so every tile square of a real one is half of a
     domino of the set laid with a neighbour. A reading whose tile squares cannot all be
@@ -140,7 +141,8 @@ def whole_domino_changes(
     surely each square read; :func:`decode` lets it stand at a small cost because the
     classifier's readings outweigh it. The grid :func:`decode` chooses when no square may
     be left unpaired (:data:`WHOLE_DOMINOES_COST`) names where it is likely wrong: the
-    squares it reads differently, such as a bare spot of table read as a tile.
+    squares it reads differently, such as a bare spot of table read as a tile, and what it
+    reads there.
 
     Parameters
     ----------
@@ -153,8 +155,8 @@ def whole_domino_changes(
 
     Returns
     -------
-    frozenset of Position
-        Empty when the kingdom as read tiles into dominoes of the set.
+    dict of Position to Cell
+        In reading order; empty when the kingdom as read tiles into dominoes of the set.
 
     Examples
     --------
@@ -167,16 +169,16 @@ def whole_domino_changes(
     >>> p[0, 0, empty] = 0.05  # the likelier bare spot
     >>> p[0, 3, ALL_CELLS.index(CASTLE)] = 0.9
     >>> read = Kingdom.parse("L0 L0 L0 C")
-    >>> sorted(whole_domino_changes(p, ALL_CELLS, read))
-    [(0, 0)]
+    >>> {pos: cell.token for pos, cell in whole_domino_changes(p, ALL_CELLS, read).items()}
+    {(0, 0): '.'}
     >>> whole_domino_changes(p, ALL_CELLS, Kingdom.parse(". L0 L0 C"))
-    frozenset()
+    {}
     """
     if domino_tiling(kingdom) is not None:
-        return frozenset()
+        return {}
     shape = (kingdom.height, kingdom.width)
     whole, _ = decode(probabilities, classes, shape, unpaired_cost=WHOLE_DOMINOES_COST)
-    return frozenset(pos for pos, cell in kingdom.cells() if whole[pos] != cell)
+    return {pos: whole[pos] for pos, cell in kingdom.cells() if whole[pos] != cell}
 
 
 def castle_places(
