@@ -145,11 +145,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         fold_boards, fold_classify = folds[seed % len(folds)]
         if fold_classify is not None:
             reader_of.update({b.name: fold_classify for b in fold_boards})
-        scene = make_scene(seed, fold_boards, whole_dominoes=True)
+        scene = make_scene(seed, fold_boards, whole_dominoes=not args.single_squares)
         results.extend(evaluate_scene(scene, fold_classify, params=detect_params))
     synthetic = summarise(results)
     if args.set:
         synthetic["overrides"] = list(args.set)
+    if args.single_squares:
+        synthetic["removal"] = "single squares"
     synthetic["seconds"] = round(time.perf_counter() - started, 1)
     synthetic["classifier"] = (
         "none"
@@ -702,6 +704,12 @@ def _parser() -> argparse.ArgumentParser:
         help="read scenes with classifiers trained without their kingdoms (trains two models)",
     )
     p.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
+    p.add_argument(
+        "--single-squares",
+        action="store_true",
+        help="take single squares away from the incomplete kingdoms, as the draws before "
+        "2026-12-08 did (default: whole dominoes, as an unfinished real kingdom)",
+    )
     p.add_argument("--no-write", action="store_true", help="print only; write no report files")
     p.add_argument("--out", default=str(_REPO / "models" / "photo_evaluation.md"))
     p.add_argument("--overlays", default="/tmp/kingdomino-overlays")

@@ -535,22 +535,32 @@ def _load_models(folders: Sequence[str], params: Params) -> None:
     _PARAMS[:] = [params]
 
 
-def _run_one(task: tuple[str, int, int, Board, Board]) -> tuple[str, list[Outcome], int]:
-    name, seed, fold, board, partner = task
-    scene = cached_scene(name, seed, board, partner)
+def _run_one(
+    task: tuple[str, int, int, Board, Board, bool],
+) -> tuple[str, list[Outcome], int]:
+    name, seed, fold, board, partner, whole = task
+    scene = cached_scene(name, seed, board, partner, whole_dominoes=whole)
     outcomes, phantoms = evaluate_photo(scene, _MODELS[fold], _PARAMS[0])
     return name, outcomes, phantoms
 
 
-def cached_scene(name: str, seed: int, board: Board, partner: Board) -> Scene:
+def cached_scene(
+    name: str, seed: int, board: Board, partner: Board, *, whole_dominoes: bool = True
+) -> Scene:
     """The scene of a condition for a kingdom, generated once and then read back from
-    :data:`SCENE_CACHE` (keyed by the source of the scene generator)."""
+    :data:`SCENE_CACHE` (keyed by the source of the scene generator); an incomplete kingdom
+    loses whole dominoes unless ``whole_dominoes`` is off (single squares)."""
     from scorer.lab import scene_conditions, synth
 
     digest = hashlib.sha256()
     for module in (synth, scene_conditions):
         digest.update(inspect.getsource(module).encode())
-    path = SCENE_CACHE / digest.hexdigest()[:16] / f"{name}-{seed}-{board.name}-{partner.name}.pkl"
+    single = "" if whole_dominoes else "-single"
+    path = (
+        SCENE_CACHE
+        / digest.hexdigest()[:16]
+        / f"{name}-{seed}-{board.name}-{partner.name}{single}.pkl"
+    )
     if path.exists():
         try:
             with path.open("rb") as f:
@@ -559,7 +569,9 @@ def cached_scene(name: str, seed: int, board: Board, partner: Board) -> Scene:
             return Scene(np.asarray(image, np.uint8), *rest)
         except (OSError, ValueError, pickle.UnpicklingError, EOFError):
             pass
-    scene = make_scene(seed, [board, partner], condition=CONDITIONS[name], whole_dominoes=True)
+    scene = make_scene(
+        seed, [board, partner], condition=CONDITIONS[name], whole_dominoes=whole_dominoes
+    )
     ok, png = cv2.imencode(".png", scene.image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
     if ok:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -579,9 +591,11 @@ def run_matrix(
     jobs: int = 1,
     cache: Path = CACHE_DIR,
     params: Params = (DETECT_DEFAULT, READ_DEFAULT),
+    whole_dominoes: bool = True,
 ) -> list[Row]:
     """Photograph ``kingdoms`` held-out kingdoms under each condition and judge the readings
-    made with the tuned values ``params`` (detection's and reading's).
+    made with the tuned values ``params`` (detection's and reading's); incomplete kingdoms
+    lose whole dominoes, or single squares with ``whole_dominoes`` off.
 
     Kingdom ``i`` is photographed with seed ``seed + i`` under every condition.
     """
@@ -591,7 +605,7 @@ def run_matrix(
     folders = [str(folder / f"fold{f}") for f in range(len(folds))]
     picked = held_out_kingdoms(folds, kingdoms)
     tasks = [
-        (name, seed + i, f, board, partner)
+        (name, seed + i, f, board, partner, whole_dominoes)
         for name in conditions
         for i, (f, board, partner) in enumerate(picked)
     ]
@@ -645,6 +659,12 @@ def matrix_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     p.add_argument("--data", default=None, help="labelled data folder (default ../shared/data)")
     p.add_argument("--no-write", action="store_true", help="print only; write no report")
+    p.add_argument(
+        "--single-squares",
+        action="store_true",
+        help="take single squares away from the incomplete kingdoms, as the draws before "
+        "2026-12-08 did (default: whole dominoes, as an unfinished real kingdom)",
+    )
     p.add_argument("--out", default=str(_REPO / "models" / "matrix_evaluation.md"))
     p.add_argument("--cache", default=str(CACHE_DIR), help="folder of the fold classifiers")
     p.add_argument(
@@ -671,7 +691,14 @@ def matrix_main(argv: Sequence[str] | None = None) -> int:
         p.error(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(CONDITIONS)}")
     started = time.perf_counter()
     rows = run_matrix(
-        data_dir(args.data), names, args.kingdoms, args.seed, args.jobs, Path(args.cache), params
+        data_dir(args.data),
+        names,
+        args.kingdoms,
+        args.seed,
+        args.jobs,
+        Path(args.cache),
+        params,
+        whole_dominoes=not args.single_squares,
     )
     elapsed = time.perf_counter() - started
     command = "python -m scorer.evaluate_photos --matrix " + " ".join(
@@ -708,7 +735,8 @@ NOTES: Final = (
     "Each row: the same held-out aau kingdoms (one board per kingdom, never seen by the "
     "fold classifier that reads it; scorer.lab.evaluate_photos.held_out_folds), each in one "
     "synthetic photo of the condition (scorer.lab.scene_conditions.CONDITIONS), read by the "
-    "whole pipeline (scorer.pipeline.score_photo).",
+    "whole pipeline (scorer.pipeline.score_photo). Incomplete kingdoms lose their squares a "
+    "whole domino at a time, as an unfinished real kingdom does.",
     "found: a kingdom read with its corners within 5% of the side of the true ones; exact: "
     "the right grid and every square right; squares right counts every square of every "
     "kingdom (a kingdom missed or read with the wrong grid counts wholly wrong).",
