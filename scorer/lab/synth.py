@@ -384,9 +384,10 @@ def _remove_cells(
 ) -> tuple[Kingdom, np.ndarray]:
     """Take some squares away; return the labels and an alpha mask of what remains.
 
-    With ``whole_dominoes``, each square goes with the other half of its domino
+    With ``whole_dominoes``, only whole dominoes of the board's tiling go
     (:func:`scorer.read.decoding.domino_tiling`; a board that does not tile loses its
-    squares singly).
+    squares singly): of an outer row or column, the dominoes lying along it; of a few
+    border squares, each with the other half of its domino.
     """
     kingdom = board.kingdom
     rows, cols = kingdom.shape
@@ -412,8 +413,9 @@ def _remove_cells(
             count = int(rng.integers(1, 4))
             idx = rng.choice(len(border), size=min(count, len(border)), replace=False)
             gone = [border[int(i)] for i in idx]
-        if whole_dominoes:
-            gone = _with_partners(gone, domino_tiling(kingdom) or ())
+        pairs = domino_tiling(kingdom) if whole_dominoes else None
+        if pairs is not None:
+            gone = _whole_dominoes(gone, pairs, along=mode == 0)
         for pos in gone:
             kingdom = kingdom.replace(pos, EMPTY)
     h, w = board.image.shape[:2]
@@ -425,11 +427,15 @@ def _remove_cells(
     return kingdom, alpha
 
 
-def _with_partners(
-    gone: Sequence[Position], pairs: Sequence[tuple[Position, Position]]
+def _whole_dominoes(
+    gone: Sequence[Position], pairs: Sequence[tuple[Position, Position]], *, along: bool
 ) -> list[Position]:
-    """``gone`` with the other half of each square's domino among ``pairs``, in order."""
+    """The squares to take away so that only whole dominoes of ``pairs`` go, in order: with
+    ``along`` (``gone`` is a line of squares), the dominoes lying wholly in it; otherwise
+    each square of ``gone`` with the other half of its domino."""
     partner = {a: b for a, b in pairs} | {b: a for a, b in pairs}
+    if along:
+        return [pos for pos in gone if partner.get(pos) in gone]
     out: list[Position] = []
     for pos in gone:
         for square in (pos, partner.get(pos)):
