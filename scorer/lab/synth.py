@@ -124,8 +124,8 @@ def make_scene(
         removal apply where the arguments above are not given. Without one, the
         ordinary random scene.
     whole_dominoes : bool
-        Take each square away with the other half of its domino, as a real kingdom that
-        was never finished leaves them: an even number of bare squares. Off, single
+        Take squares away only as whole dominoes (``_remove_cells``), as a real kingdom
+        that was never finished lacks them: an even number of bare squares. Off, single
         squares go (the training scenes, which only need bare table to show); on, for
         the scenes an evaluation reads. The random draws are the same either way.
 
