@@ -37,7 +37,7 @@ from scorer.lab.matching import (
     placed_matches,
     rotation_matches,
 )
-from scorer.lab.synth import Scene, make_scene
+from scorer.lab.synth import Scene, add_removal_option, make_scene
 from scorer.pipeline import (
     KingdomReport,
     read_board,
@@ -704,12 +704,7 @@ def _parser() -> argparse.ArgumentParser:
         help="read scenes with classifiers trained without their kingdoms (trains two models)",
     )
     p.add_argument("--jobs", type=int, default=2, help="processes for feature extraction")
-    p.add_argument(
-        "--single-squares",
-        action="store_true",
-        help="take single squares away from the incomplete kingdoms, as the draws before "
-        "2026-12-08 did (default: whole dominoes, as an unfinished real kingdom)",
-    )
+    add_removal_option(p)
     p.add_argument("--no-write", action="store_true", help="print only; write no report files")
     p.add_argument("--out", default=str(_REPO / "models" / "photo_evaluation.md"))
     p.add_argument("--overlays", default="/tmp/kingdomino-overlays")

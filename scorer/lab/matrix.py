@@ -37,7 +37,7 @@ from scorer.detect.params import DetectParams, with_overrides
 from scorer.lab.datasets import Board, data_dir, load_aau_boards
 from scorer.lab.matching import match_kingdoms
 from scorer.lab.scene_conditions import CONDITIONS
-from scorer.lab.synth import Scene, make_scene
+from scorer.lab.synth import Scene, add_removal_option, make_scene
 from scorer.pipeline import score_photo
 from scorer.read.classify import CellClassifier, load_model, save_model
 from scorer.read.params import DEFAULT as READ_DEFAULT
@@ -659,12 +659,7 @@ def matrix_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     p.add_argument("--data", default=None, help="labelled data folder (default ../shared/data)")
     p.add_argument("--no-write", action="store_true", help="print only; write no report")
-    p.add_argument(
-        "--single-squares",
-        action="store_true",
-        help="take single squares away from the incomplete kingdoms, as the draws before "
-        "2026-12-08 did (default: whole dominoes, as an unfinished real kingdom)",
-    )
+    add_removal_option(p)
     p.add_argument("--out", default=str(_REPO / "models" / "matrix_evaluation.md"))
     p.add_argument("--cache", default=str(CACHE_DIR), help="folder of the fold classifiers")
     p.add_argument(

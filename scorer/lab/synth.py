@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -38,6 +39,7 @@ __all__ = [
     "Light",
     "Scene",
     "SceneKingdom",
+    "add_removal_option",
     "degrade",
     "demo_board",
     "make_scene",
@@ -145,6 +147,18 @@ def make_scene(
         if scene is not None:
             return scene
     raise RuntimeError(f"could not lay out a scene for seed {seed}")
+
+
+def add_removal_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--single-squares`` to an evaluation's ``parser``: its scenes' incomplete
+    kingdoms then lose single squares, as the draws before 2026-12-08 did, instead of
+    whole dominoes (:func:`make_scene`'s ``whole_dominoes``)."""
+    parser.add_argument(
+        "--single-squares",
+        action="store_true",
+        help="take single squares away from the incomplete kingdoms, as the draws before "
+        "2026-12-08 did (default: whole dominoes, as an unfinished real kingdom)",
+    )
 
 
 def _draw_scene(
